@@ -1,0 +1,196 @@
+/*
+ * module.c: scatterops._core, the private C module.
+ *
+ * Positional, already-checked arguments only (scatterops/_args.py checks
+ * everything a user can get wrong, before anything is written).  This file
+ * converts the arguments, picks the kernel, builds the plan and runs the walk
+ * with the GIL released.
+ */
+#define SCATTEROPS_MODULE
+#include "scatterops.h"
+
+static int
+as_array(PyObject *obj, const char *name, PyArrayObject **arr)
+{
+    if (!PyArray_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "scatterops._core: %s must be an ndarray", name);
+        return -1;
+    }
+    *arr = (PyArrayObject *)obj;
+    return 0;
+}
+
+static int
+check_indices_array(PyArrayObject *idx)
+{
+    PyArray_Descr *d = PyArray_DESCR(idx);
+    if (d->type_num != NPY_INTP || !PyArray_ISNBO(d->byteorder)) {
+        PyErr_SetString(PyExc_TypeError, "scatterops._core: indices must be native intp");
+        return -1;
+    }
+    if (PyArray_NDIM(idx) > SO_MAXDIMS) {
+        PyErr_SetString(PyExc_ValueError, "scatterops._core: indices has too many dimensions");
+        return -1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(scatter_doc,
+"scatter(kind, out, indices, updates, axis, op, mask, /)\n--\n\n"
+"Apply a checked scatter in place on out. kind: 0 update, 1 nd, 2 elements;\n"
+"op: 0 none, 1 add, 2 sub, 3 mul, 4 max, 5 min, 6 count (out is intp counts);\n"
+"mask: None or a zeroed uint8 array of out's shape (include_self=False).\n"
+"indices must be native intp and already validated.");
+
+static PyObject *
+so_scatter(PyObject *self, PyObject *args)
+{
+    int kind, axis, op;
+    PyObject *o_obj, *i_obj, *u_obj, *m_obj;
+    PyArrayObject *out, *idx, *upd, *mask = NULL;
+    PyArray_Descr *od;
+    so_kernel kn;
+    so_plan *plan;
+
+    if (!PyArg_ParseTuple(args, "iOOOiiO:scatter", &kind, &o_obj, &i_obj, &u_obj,
+                          &axis, &op, &m_obj)) {
+        return NULL;
+    }
+    if (as_array(o_obj, "out", &out) < 0 || as_array(i_obj, "indices", &idx) < 0 ||
+        as_array(u_obj, "updates", &upd) < 0 || check_indices_array(idx) < 0) {
+        return NULL;
+    }
+    if (m_obj != Py_None) {
+        if (as_array(m_obj, "mask", &mask) < 0) return NULL;
+        if (PyArray_TYPE(mask) != NPY_UINT8 || !PyArray_ISWRITEABLE(mask)) {
+            PyErr_SetString(PyExc_TypeError, "scatterops._core: mask must be writeable uint8");
+            return NULL;
+        }
+    }
+    if (!PyArray_ISWRITEABLE(out)) {
+        PyErr_SetString(PyExc_ValueError, "scatterops._core: out is read-only");
+        return NULL;
+    }
+    od = PyArray_DESCR(out);
+    if (op == SO_NONE) {
+        int is_object = od->type_num == NPY_OBJECT;
+        if (PyDataType_REFCHK(od) && !is_object) {
+            PyErr_SetString(PyExc_TypeError,
+                            "scatterops._core: structured dtypes holding objects take the generic path");
+            return NULL;
+        }
+        so_assign_kernel(&kn, PyDataType_ELSIZE(od), is_object);
+    }
+    else if (!so_reduce_kernel(&kn, od, op)) {
+        PyErr_Format(PyExc_TypeError, "scatterops._core: no typed kernel for op %d on this dtype", op);
+        return NULL;
+    }
+    if (op != SO_COUNT && !PyArray_EquivTypes(od, PyArray_DESCR(upd))) {
+        PyErr_SetString(PyExc_TypeError, "scatterops._core: updates must have out's dtype");
+        return NULL;
+    }
+    if (mask && op == SO_NONE) {
+        PyErr_SetString(PyExc_ValueError, "scatterops._core: mask needs a reduction");
+        return NULL;
+    }
+
+    plan = PyMem_RawMalloc(sizeof *plan);
+    if (plan == NULL) {
+        return PyErr_NoMemory();
+    }
+    if (so_make_plan(plan, kind, out, idx, upd, axis, mask) < 0) {
+        PyMem_RawFree(plan);
+        return NULL;
+    }
+    if (kn.needs_gil) {
+        so_run(plan, &kn);
+    }
+    else {
+        Py_BEGIN_ALLOW_THREADS
+        so_run(plan, &kn);
+        Py_END_ALLOW_THREADS
+    }
+    PyMem_RawFree(plan);
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(find_bad_index_doc,
+"find_bad_index(indices, bounds, /)\n--\n\n"
+"Flat C-order position of the first value of indices (native intp) outside\n"
+"[-b, b), or -1. bounds: a tuple of one size, or of indices.shape[-1] sizes.");
+
+static PyObject *
+so_find_bad_index_py(PyObject *self, PyObject *args)
+{
+    PyObject *i_obj, *b_obj;
+    PyArrayObject *idx;
+    npy_intp bounds[SO_MAXDIMS], pos;
+    Py_ssize_t nb, j;
+
+    if (!PyArg_ParseTuple(args, "OO!:find_bad_index", &i_obj, &PyTuple_Type, &b_obj)) {
+        return NULL;
+    }
+    if (as_array(i_obj, "indices", &idx) < 0 || check_indices_array(idx) < 0) {
+        return NULL;
+    }
+    nb = PyTuple_GET_SIZE(b_obj);
+    if (nb < 1 || nb > SO_MAXDIMS ||
+        (nb > 1 && (PyArray_NDIM(idx) < 1 || PyArray_DIM(idx, PyArray_NDIM(idx) - 1) != nb))) {
+        PyErr_SetString(PyExc_ValueError,
+                        "scatterops._core: bounds must be one size or one per entry of indices' last dim");
+        return NULL;
+    }
+    for (j = 0; j < nb; j++) {
+        bounds[j] = PyLong_AsSsize_t(PyTuple_GET_ITEM(b_obj, j));
+        if (bounds[j] == -1 && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (bounds[j] < 0) {
+            PyErr_SetString(PyExc_ValueError, "scatterops._core: bounds must be >= 0");
+            return NULL;
+        }
+    }
+    Py_BEGIN_ALLOW_THREADS
+    pos = so_find_bad_index(idx, bounds, (int)nb);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromSsize_t(pos);
+}
+
+static PyMethodDef so_methods[] = {
+    {"scatter", so_scatter, METH_VARARGS, scatter_doc},
+    {"find_bad_index", so_find_bad_index_py, METH_VARARGS, find_bad_index_doc},
+    {NULL, NULL, 0, NULL}
+};
+
+static int
+so_exec(PyObject *m)
+{
+    if (PyArray_ImportNumPyAPI() < 0) {
+        return -1;
+    }
+    if (PyModule_AddStringConstant(m, "TYPED", so_typed_chars) < 0) {
+        return -1;
+    }
+    return 0;
+}
+
+static PyModuleDef_Slot so_slots[] = {
+    {Py_mod_exec, so_exec},
+    {0, NULL}
+};
+
+static struct PyModuleDef so_module = {
+    PyModuleDef_HEAD_INIT,
+    "scatterops._core",
+    "Private C core of scatterops: kernels on checked arguments. Use the scatterops package.",
+    0,
+    so_methods,
+    so_slots,
+    NULL, NULL, NULL
+};
+
+PyMODINIT_FUNC
+PyInit__core(void)
+{
+    return PyModuleDef_Init(&so_module);
+}

@@ -1,0 +1,148 @@
+/*
+ * plan.c: turn the arrays of a checked call into the group / index / block
+ * description that engine.c walks (see scatterops.h).  The Python layer has
+ * already checked everything; the shape checks here only keep a misuse of the
+ * private module from reading or writing out of bounds.
+ */
+#include "scatterops.h"
+
+static int
+shape_error(const char *what)
+{
+    PyErr_Format(PyExc_ValueError, "scatterops._core: inconsistent arguments (%s)", what);
+    return -1;
+}
+
+static void
+add_group(so_plan *p, npy_intp n, npy_intp so, npy_intp su, npy_intp si, npy_intp sm)
+{
+    if (n == 1) {
+        return;                         /* a size-1 dim changes no offset */
+    }
+    p->gshape[p->gnd] = n;
+    p->gs_out[p->gnd] = so;
+    p->gs_upd[p->gnd] = su;
+    p->gs_idx[p->gnd] = si;
+    p->gs_mask[p->gnd] = sm;
+    p->gnd++;
+}
+
+/* Append a block dim, merging it into the previous one when all three arrays
+ * step through both as one (the common case: a C-contiguous trailing slice). */
+static void
+add_block(so_plan *p, npy_intp n, npy_intp so, npy_intp su, npy_intp sm)
+{
+    if (n == 1) {
+        return;
+    }
+    if (p->bnd > 0) {
+        int b = p->bnd - 1;
+        if (p->bs_out[b] == n * so && p->bs_upd[b] == n * su && p->bs_mask[b] == n * sm) {
+            p->bshape[b] *= n;
+            p->bs_out[b] = so;
+            p->bs_upd[b] = su;
+            p->bs_mask[b] = sm;
+            return;
+        }
+    }
+    p->bshape[p->bnd] = n;
+    p->bs_out[p->bnd] = so;
+    p->bs_upd[p->bnd] = su;
+    p->bs_mask[p->bnd] = sm;
+    p->bnd++;
+}
+
+int
+so_make_plan(so_plan *p, int kind, PyArrayObject *out, PyArrayObject *idx,
+             PyArrayObject *upd, int axis, PyArrayObject *mask)
+{
+    const int r = PyArray_NDIM(out);
+    const int q = PyArray_NDIM(idx);
+    const int ur = PyArray_NDIM(upd);
+    const npy_intp *dshape = PyArray_DIMS(out), *ostr = PyArray_STRIDES(out);
+    const npy_intp *ishape = PyArray_DIMS(idx), *istr = PyArray_STRIDES(idx);
+    const npy_intp *ushape = PyArray_DIMS(upd), *ustr = PyArray_STRIDES(upd);
+    npy_intp zeros[SO_MAXDIMS] = {0};
+    const npy_intp *mstr = mask ? PyArray_STRIDES(mask) : zeros;
+    int d, j;
+
+    p->gnd = p->bnd = 0;
+    p->out = PyArray_BYTES(out);
+    p->upd = PyArray_BYTES(upd);
+    p->idx = PyArray_BYTES(idx);
+    p->mask = mask ? PyArray_BYTES(mask) : NULL;
+
+    if (r < 1 || r > SO_MAXDIMS || ur > SO_MAXDIMS) {
+        return shape_error("rank");
+    }
+    if (mask && !PyArray_SAMESHAPE(mask, out)) {
+        return shape_error("mask shape");
+    }
+    if (axis < 0 || axis >= r) {
+        return shape_error("axis");
+    }
+
+    if (kind == SO_UPDATE) {
+        /* updates: data.shape[:axis] + indices.shape + data.shape[axis+1:] */
+        if (ur != r - 1 + q) {
+            return shape_error("updates rank");
+        }
+        for (d = 0; d < axis; d++) {
+            if (ushape[d] != dshape[d]) return shape_error("updates shape");
+            add_group(p, dshape[d], ostr[d], ustr[d], 0, mstr[d]);
+        }
+        for (j = 0; j < q; j++) {
+            if (ushape[axis + j] != ishape[j]) return shape_error("updates shape");
+            add_group(p, ishape[j], 0, ustr[axis + j], istr[j], 0);
+        }
+        p->k = 1;
+        p->istep = 0;
+        p->isize[0] = dshape[axis];
+        p->is_out[0] = ostr[axis];
+        p->is_mask[0] = mstr[axis];
+        for (d = axis + 1; d < r; d++) {
+            if (ushape[d - 1 + q] != dshape[d]) return shape_error("updates shape");
+            add_block(p, dshape[d], ostr[d], ustr[d - 1 + q], mstr[d]);
+        }
+    }
+    else if (kind == SO_ND) {
+        /* updates: indices.shape[:-1] + data.shape[k:] */
+        int k;
+        if (q < 1) return shape_error("indices rank");
+        k = (int)ishape[q - 1];
+        if (ishape[q - 1] > r || ur != q - 1 + r - k) {
+            return shape_error("updates rank");
+        }
+        for (j = 0; j < q - 1; j++) {
+            if (ushape[j] != ishape[j]) return shape_error("updates shape");
+            add_group(p, ishape[j], 0, ustr[j], istr[j], 0);
+        }
+        p->k = k;
+        p->istep = istr[q - 1];
+        for (d = 0; d < k; d++) {
+            p->isize[d] = dshape[d];
+            p->is_out[d] = ostr[d];
+            p->is_mask[d] = mstr[d];
+        }
+        for (d = k; d < r; d++) {
+            if (ushape[q - 1 + d - k] != dshape[d]) return shape_error("updates shape");
+            add_block(p, dshape[d], ostr[d], ustr[q - 1 + d - k], mstr[d]);
+        }
+    }
+    else if (kind == SO_ELEMENTS) {
+        if (q != r || ur != r) return shape_error("ranks");
+        for (d = 0; d < r; d++) {
+            if (ushape[d] != ishape[d] || (d != axis && ishape[d] > dshape[d])) return shape_error("shapes");
+            add_group(p, ishape[d], d == axis ? 0 : ostr[d], ustr[d], istr[d], d == axis ? 0 : mstr[d]);
+        }
+        p->k = 1;
+        p->istep = 0;
+        p->isize[0] = dshape[axis];
+        p->is_out[0] = ostr[axis];
+        p->is_mask[0] = mstr[axis];
+    }
+    else {
+        return shape_error("kind");
+    }
+    return 0;
+}

@@ -1,0 +1,244 @@
+/*
+ * reduce.c: typed reduction kernels, generated from one table of dtypes.
+ *
+ * Each f(x, y) below is written to give exactly what NumPy's ufunc loop gives
+ * for one element (the tests hold it to ufunc.at bit for bit):
+ *   integers wrap (computed in the unsigned type: no signed overflow);
+ *   bool add is OR, mul is AND, max is OR, min is AND;
+ *   float16 converts to float, operates once, rounds back (one rounding per update);
+ *   float max/min propagate NaN from either side (x if x >= y or x is NaN, else y);
+ *   complex max/min are lexicographic with NaN propagation, complex mul is
+ *   (ar*br - ai*bi, ar*bi + ai*br) with no fused multiply-add (-ffp-contract=off).
+ */
+#include "scatterops.h"
+#include <numpy/halffloat.h>
+
+typedef struct { float r, i; } so_c64;
+typedef struct { double r, i; } so_c128;
+
+/* ---- the element operations ------------------------------------------------ */
+
+/* WT: the unsigned type the arithmetic runs in (at least unsigned int, so no
+ * operand is promoted to a signed int that could overflow). */
+#define INT_OPS(NAME, T, WT)                                                          \
+static inline T NAME##_add(T x, T y) { return (T)((WT)x + (WT)y); }                   \
+static inline T NAME##_sub(T x, T y) { return (T)((WT)x - (WT)y); }                   \
+static inline T NAME##_mul(T x, T y) { return (T)((WT)x * (WT)y); }                   \
+static inline T NAME##_max(T x, T y) { return x >= y ? x : y; }                       \
+static inline T NAME##_min(T x, T y) { return x <= y ? x : y; }
+
+INT_OPS(i8, npy_int8, unsigned int)
+INT_OPS(i16, npy_int16, unsigned int)
+INT_OPS(i32, npy_int32, npy_uint32)
+INT_OPS(i64, npy_int64, npy_uint64)
+INT_OPS(u8, npy_uint8, unsigned int)
+INT_OPS(u16, npy_uint16, unsigned int)
+INT_OPS(u32, npy_uint32, npy_uint32)
+INT_OPS(u64, npy_uint64, npy_uint64)
+
+static inline npy_bool b_add(npy_bool x, npy_bool y) { return (npy_bool)(x || y); }
+static inline npy_bool b_mul(npy_bool x, npy_bool y) { return (npy_bool)(x && y); }
+static inline npy_bool b_max(npy_bool x, npy_bool y) { return (npy_bool)(x || y); }
+static inline npy_bool b_min(npy_bool x, npy_bool y) { return (npy_bool)(x && y); }
+
+#define FLOAT_OPS(NAME, T)                                                            \
+static inline T NAME##_add(T x, T y) { return x + y; }                                \
+static inline T NAME##_sub(T x, T y) { return x - y; }                                \
+static inline T NAME##_mul(T x, T y) { return x * y; }                                \
+static inline T NAME##_max(T x, T y) { return (x >= y || x != x) ? x : y; }           \
+static inline T NAME##_min(T x, T y) { return (x <= y || x != x) ? x : y; }
+
+FLOAT_OPS(f32, npy_float)
+FLOAT_OPS(f64, npy_double)
+
+#define HF(x) npy_half_to_float(x)
+static inline npy_half f16_add(npy_half x, npy_half y) { return npy_float_to_half(HF(x) + HF(y)); }
+static inline npy_half f16_sub(npy_half x, npy_half y) { return npy_float_to_half(HF(x) - HF(y)); }
+static inline npy_half f16_mul(npy_half x, npy_half y) { return npy_float_to_half(HF(x) * HF(y)); }
+static inline npy_half f16_max(npy_half x, npy_half y)
+{
+    float a = HF(x), b = HF(y);
+    return (a >= b || a != a) ? x : y;
+}
+static inline npy_half f16_min(npy_half x, npy_half y)
+{
+    float a = HF(x), b = HF(y);
+    return (a <= b || a != a) ? x : y;
+}
+#undef HF
+
+#define CPLX_OPS(NAME, T)                                                             \
+static inline T NAME##_add(T x, T y) { T z; z.r = x.r + y.r; z.i = x.i + y.i; return z; } \
+static inline T NAME##_sub(T x, T y) { T z; z.r = x.r - y.r; z.i = x.i - y.i; return z; } \
+static inline T NAME##_mul(T x, T y)                                                  \
+{                                                                                     \
+    T z;                                                                              \
+    z.r = x.r * y.r - x.i * y.i;                                                      \
+    z.i = x.r * y.i + x.i * y.r;                                                      \
+    return z;                                                                         \
+}                                                                                     \
+static inline T NAME##_max(T x, T y)                                                  \
+{                                                                                     \
+    int ge = (x.r > y.r && y.i == y.i && x.i == x.i) || (x.r == y.r && x.i >= y.i);   \
+    return (x.r != x.r || x.i != x.i || ge) ? x : y;                                  \
+}                                                                                     \
+static inline T NAME##_min(T x, T y)                                                  \
+{                                                                                     \
+    int le = (x.r < y.r && y.i == y.i && x.i == x.i) || (x.r == y.r && x.i <= y.i);   \
+    return (x.r != x.r || x.i != x.i || le) ? x : y;                                  \
+}
+
+CPLX_OPS(c64, so_c64)
+CPLX_OPS(c128, so_c128)
+
+/* Counting hits for mean: the "out" array is npy_intp counts, updates unread. */
+static inline npy_intp cnt_count(npy_intp x, npy_intp y) { (void)y; return x + 1; }
+
+/* ---- kernels from the element operations ----------------------------------- */
+
+#define DEFINE_KERNELS(NAME, T, OP)                                                   \
+static void                                                                           \
+NAME##_##OP##_block(char *o, npy_intp os, const char *u, npy_intp us, npy_intp n,    \
+                    npy_intp isz)                                                     \
+{                                                                                     \
+    npy_intp i;                                                                       \
+    T x, y;                                                                           \
+    if (os == (npy_intp)sizeof(T) && us == (npy_intp)sizeof(T)) {                     \
+        for (i = 0; i < n; i++) {                                                     \
+            memcpy(&x, o + i * sizeof(T), sizeof(T));                                 \
+            memcpy(&y, u + i * sizeof(T), sizeof(T));                                 \
+            x = NAME##_##OP(x, y);                                                    \
+            memcpy(o + i * sizeof(T), &x, sizeof(T));                                 \
+        }                                                                             \
+        return;                                                                       \
+    }                                                                                 \
+    for (i = 0; i < n; i++) {                                                         \
+        memcpy(&x, o + i * os, sizeof(T));                                            \
+        memcpy(&y, u + i * us, sizeof(T));                                            \
+        x = NAME##_##OP(x, y);                                                        \
+        memcpy(o + i * os, &x, sizeof(T));                                            \
+    }                                                                                 \
+}                                                                                     \
+static void                                                                           \
+NAME##_##OP##_elem(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp size,\
+                   npy_intp aos, const char *u, npy_intp us, npy_intp n, npy_intp isz)\
+{                                                                                     \
+    npy_intp i;                                                                       \
+    T x, y;                                                                           \
+    for (i = 0; i < n; i++) {                                                         \
+        npy_intp j = so_wrap(so_load_intp(idx + i * is), size);                       \
+        char *p = o + i * os + j * aos;                                               \
+        memcpy(&x, p, sizeof(T));                                                     \
+        memcpy(&y, u + i * us, sizeof(T));                                            \
+        x = NAME##_##OP(x, y);                                                        \
+        memcpy(p, &x, sizeof(T));                                                     \
+    }                                                                                 \
+}
+
+#define DEFINE_ALL(NAME, T)                                                           \
+    DEFINE_KERNELS(NAME, T, add) DEFINE_KERNELS(NAME, T, sub)                         \
+    DEFINE_KERNELS(NAME, T, mul) DEFINE_KERNELS(NAME, T, max) DEFINE_KERNELS(NAME, T, min)
+
+/* The one table of dtypes: X(name, C type). Type numbers are folded by
+ * kind and size in so_reduce_kernel, so int/long/longlong all land on one row. */
+#define SO_NUMERIC_TYPES(X)        \
+    X(i8, npy_int8)                \
+    X(i16, npy_int16)              \
+    X(i32, npy_int32)              \
+    X(i64, npy_int64)              \
+    X(u8, npy_uint8)               \
+    X(u16, npy_uint16)             \
+    X(u32, npy_uint32)             \
+    X(u64, npy_uint64)             \
+    X(f16, npy_half)               \
+    X(f32, npy_float)              \
+    X(f64, npy_double)             \
+    X(c64, so_c64)                 \
+    X(c128, so_c128)
+
+SO_NUMERIC_TYPES(DEFINE_ALL)
+DEFINE_KERNELS(b, npy_bool, add)
+DEFINE_KERNELS(b, npy_bool, mul)
+DEFINE_KERNELS(b, npy_bool, max)
+DEFINE_KERNELS(b, npy_bool, min)
+DEFINE_KERNELS(cnt, npy_intp, count)
+
+typedef struct {
+    so_block_fn block[SO_NOPS];
+    so_elem_fn elem[SO_NOPS];
+} so_row;
+
+#define ROW(NAME, T)                                                                  \
+    static const so_row row_##NAME = {                                                \
+        {NULL, NAME##_add_block, NAME##_sub_block, NAME##_mul_block,                  \
+         NAME##_max_block, NAME##_min_block, NULL},                                   \
+        {NULL, NAME##_add_elem, NAME##_sub_elem, NAME##_mul_elem,                     \
+         NAME##_max_elem, NAME##_min_elem, NULL}};
+SO_NUMERIC_TYPES(ROW)
+static const so_row row_b = {
+    {NULL, b_add_block, NULL, b_mul_block, b_max_block, b_min_block, NULL},
+    {NULL, b_add_elem, NULL, b_mul_elem, b_max_elem, b_min_elem, NULL}};
+
+/* Type characters with typed kernels (native byte order): Python routes the
+ * others to the generic path. */
+const char so_typed_chars[] = "?bBhHiIlLqQefdFD";
+
+static const so_row *
+row_for(PyArray_Descr *descr)
+{
+    int tn = descr->type_num;
+    int isz = (int)PyDataType_ELSIZE(descr);
+    if (tn == NPY_BOOL) return &row_b;
+    if (PyTypeNum_ISSIGNED(tn)) {
+        switch (isz) {
+            case 1: return &row_i8;
+            case 2: return &row_i16;
+            case 4: return &row_i32;
+            case 8: return &row_i64;
+        }
+        return NULL;
+    }
+    if (PyTypeNum_ISUNSIGNED(tn)) {
+        switch (isz) {
+            case 1: return &row_u8;
+            case 2: return &row_u16;
+            case 4: return &row_u32;
+            case 8: return &row_u64;
+        }
+        return NULL;
+    }
+    switch (tn) {
+        case NPY_HALF: return &row_f16;
+        case NPY_FLOAT: return &row_f32;
+        case NPY_DOUBLE: return &row_f64;
+        case NPY_CFLOAT: return &row_c64;
+        case NPY_CDOUBLE: return &row_c128;
+    }
+    return NULL;
+}
+
+int
+so_reduce_kernel(so_kernel *kn, PyArray_Descr *descr, int op)
+{
+    const so_row *row;
+    if (op == SO_COUNT) {
+        if (descr->type_num != NPY_INTP) return 0;
+        kn->block = cnt_count_block;
+        kn->elem = cnt_count_elem;
+        kn->itemsize = sizeof(npy_intp);
+        kn->needs_gil = 0;
+        return 1;
+    }
+    if (op <= SO_NONE || op >= SO_COUNT || !PyArray_ISNBO(descr->byteorder)) {
+        return 0;
+    }
+    row = row_for(descr);
+    if (row == NULL || row->block[op] == NULL) {
+        return 0;
+    }
+    kn->block = row->block[op];
+    kn->elem = row->elem[op];
+    kn->itemsize = PyDataType_ELSIZE(descr);
+    kn->needs_gil = 0;
+    return 1;
+}

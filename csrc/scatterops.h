@@ -1,0 +1,105 @@
+/*
+ * scatterops: shared declarations of the C core.
+ *
+ * The three operations are one walk.  Every update is a *group* (a position in
+ * the update index space outside the copied block) plus a *block* (the slice of
+ * data it addresses, one element for scatter_elements).  A group's destination
+ * in `out` is
+ *
+ *     group offset (from its coordinates) + sum_j wrap(idx_j) * axis_stride_j
+ *
+ * and its source in `updates` comes from the same coordinates.  plan.c turns
+ * the arrays of a checked call into such a plan; engine.c walks it in C order
+ * and calls a kernel (assign.c for reduction "none", reduce.c for the typed
+ * reductions) on each block.  Kernels see trusted byte offsets only: no bounds
+ * checks and no Python objects (the object-dtype assignment kernel aside).
+ */
+#ifndef SCATTEROPS_H
+#define SCATTEROPS_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#define PY_ARRAY_UNIQUE_SYMBOL scatterops_ARRAY_API
+#ifndef SCATTEROPS_MODULE
+#define NO_IMPORT_ARRAY
+#endif
+#include <numpy/arrayobject.h>
+#include <string.h>
+
+/* Group dims: up to the updates' rank; block dims: up to data's rank. */
+#define SO_MAXDIMS 64
+
+enum so_kind { SO_UPDATE = 0, SO_ND = 1, SO_ELEMENTS = 2 };
+enum so_op { SO_NONE = 0, SO_ADD, SO_SUB, SO_MUL, SO_MAX, SO_MIN, SO_COUNT, SO_NOPS };
+
+/*
+ * block(o, os, u, us, n, isz): for i < n, o[i*os] = f(o[i*os], u[i*us]).
+ * elem(o, os, idx, is, size, aos, u, us, n, isz): for i < n, with
+ *     j = idx[i*is] (wrapped into [0, size)), o[i*os + j*aos] = f(..., u[i*us]).
+ * Byte strides throughout; isz is the item size (used by the assignment kernels).
+ */
+typedef void (*so_block_fn)(char *o, npy_intp os, const char *u, npy_intp us,
+                            npy_intp n, npy_intp isz);
+typedef void (*so_elem_fn)(char *o, npy_intp os, const char *idx, npy_intp is,
+                           npy_intp size, npy_intp aos, const char *u, npy_intp us,
+                           npy_intp n, npy_intp isz);
+
+typedef struct {
+    so_block_fn block;
+    so_elem_fn elem;      /* may be NULL: the engine then calls block per element */
+    npy_intp itemsize;
+    int needs_gil;        /* object dtype: reference counts need the GIL */
+} so_kernel;
+
+typedef struct {
+    char *out;
+    const char *upd;
+    const char *idx;
+    char *mask;           /* NULL, or a uint8 array: 0 until an element is first hit */
+
+    int gnd;              /* group dims, in C order of the update index space */
+    npy_intp gshape[SO_MAXDIMS];
+    npy_intp gs_out[SO_MAXDIMS], gs_upd[SO_MAXDIMS], gs_idx[SO_MAXDIMS], gs_mask[SO_MAXDIMS];
+
+    int k;                /* index components per group */
+    npy_intp istep;       /* byte stride between the components in idx */
+    npy_intp isize[SO_MAXDIMS], is_out[SO_MAXDIMS], is_mask[SO_MAXDIMS];
+
+    int bnd;              /* block dims (coalesced) */
+    npy_intp bshape[SO_MAXDIMS];
+    npy_intp bs_out[SO_MAXDIMS], bs_upd[SO_MAXDIMS], bs_mask[SO_MAXDIMS];
+} so_plan;
+
+/* plan.c: fills *p, or sets a Python exception and returns -1. */
+int so_make_plan(so_plan *p, int kind, PyArrayObject *out, PyArrayObject *idx,
+                 PyArrayObject *upd, int axis, PyArrayObject *mask);
+
+/* engine.c: the walk. No Python calls unless the kernel needs the GIL. */
+void so_run(const so_plan *p, const so_kernel *kn);
+
+/* assign.c: the kernel for reduction "none" on any dtype of this item size. */
+void so_assign_kernel(so_kernel *kn, npy_intp itemsize, int is_object);
+
+/* reduce.c: the typed kernel for (dtype, op), or 0 if there is none. */
+int so_reduce_kernel(so_kernel *kn, PyArray_Descr *descr, int op);
+/* reduce.c: the type characters that have typed reduction kernels. */
+extern const char so_typed_chars[];
+
+/* validate.c: flat C-order position of the first index out of range, or -1. */
+npy_intp so_find_bad_index(PyArrayObject *idx, const npy_intp *bounds, int nbounds);
+
+/* An index value, wherever it lies (user index arrays need not be aligned). */
+static inline npy_intp so_load_intp(const char *p)
+{
+    npy_intp v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline npy_intp so_wrap(npy_intp j, npy_intp size)
+{
+    return j + (j < 0 ? size : 0);
+}
+
+#endif

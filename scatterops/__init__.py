@@ -1,0 +1,12 @@
+"""scatterops: exact, deterministic tensor scatter operations for NumPy arrays of any dtype.
+
+``scatter_update`` (OpenVINO ScatterUpdate, PyTorch index_copy/index_add),
+``scatter_nd`` (ONNX ScatterND, OpenVINO ScatterNDUpdate, PyTorch index_put_) and
+``scatter_elements`` (ONNX ScatterElements, PyTorch scatter/scatter_reduce),
+written in C on the NumPy C API.  ``scatterops.reference`` holds the same three
+functions in plain NumPy.  The contract is in README.md.
+"""
+from ._version import __version__
+from ._api import scatter_elements, scatter_nd, scatter_update
+
+__all__ = ["scatter_update", "scatter_nd", "scatter_elements", "__version__"]

@@ -1,0 +1,281 @@
+"""Argument checking shared by the C-backed functions and ``scatterops.reference``.
+
+Everything here runs before anything is written: it turns user arguments into a
+``Call`` whose arrays the writers can trust (``indices`` as native ``intp`` and
+in range, ``updates`` cast to ``data.dtype`` and broadcast to the required
+shape) or raises the exception API.md's error table names, with a message that
+says which argument is wrong and what was expected.
+"""
+from __future__ import annotations
+
+import operator
+from typing import NamedTuple, Optional
+
+import numpy as np
+
+try:  # NumPy >= 1.25
+    from numpy.exceptions import AxisError
+except ImportError:  # pragma: no cover
+    from numpy import AxisError  # type: ignore[attr-defined,no-redef]
+
+#: accepted reduction names -> canonical name
+REDUCTIONS = {
+    "none": "none",
+    "add": "add", "sum": "add",
+    "sub": "sub",
+    "mul": "mul", "prod": "mul", "multiply": "mul",
+    "max": "max", "amax": "max",
+    "min": "min", "amin": "min",
+    "mean": "mean",
+}
+
+#: canonical reduction -> the NumPy ufunc it agrees with (mean sums with add)
+UFUNCS = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply,
+    "max": np.maximum, "min": np.minimum, "mean": np.add,
+}
+
+KINDS = ("scatter_update", "scatter_nd", "scatter_elements")
+
+_INTP_MAX = np.iinfo(np.intp).max
+
+
+class Call(NamedTuple):
+    """A checked call: everything a writer needs, nothing left to validate."""
+
+    func: str                 # "scatter_update", "scatter_nd" or "scatter_elements"
+    data: np.ndarray          # rank >= 1
+    indices: np.ndarray       # native intp, every value in range (negatives not yet wrapped)
+    updates: np.ndarray       # dtype == data.dtype, shape == the required shape (maybe a broadcast view)
+    axis: int                 # normalised to [0, r); 0 for scatter_nd
+    reduction: str            # canonical name
+    include_self: bool
+    out: Optional[np.ndarray]  # the user's out (checked), or None
+
+
+def _asarray(func: str, name: str, value):
+    if isinstance(value, np.ndarray):
+        return value
+    try:
+        return np.asarray(value)
+    except (ValueError, TypeError) as exc:
+        raise type(exc)(f"{func}: {name} could not be converted to an array: {exc}") from exc
+
+
+def _reduction(func: str, reduction) -> str:
+    if not isinstance(reduction, str):
+        raise TypeError(f"{func}: reduction must be a str, one of {sorted(REDUCTIONS)}, "
+                        f"got {type(reduction).__name__}")
+    try:
+        return REDUCTIONS[reduction]
+    except KeyError:
+        raise ValueError(f"{func}: reduction must be one of {sorted(REDUCTIONS)}, "
+                         f"got {reduction!r}") from None
+
+
+def _include_self(func: str, include_self) -> bool:
+    if isinstance(include_self, (bool, np.bool_)):
+        return bool(include_self)
+    raise TypeError(f"{func}: include_self must be a bool, got {type(include_self).__name__}")
+
+
+def _axis(func: str, axis, ndim: int) -> int:
+    value = axis
+    if isinstance(axis, np.ndarray):
+        if axis.size != 1 or axis.ndim > 1 or axis.dtype.kind not in "iu":
+            raise TypeError(f"{func}: axis must be an int or a 0-d / 1-element integer array, "
+                            f"got an array of dtype {axis.dtype} and shape {axis.shape}")
+        value = axis.reshape(()).item()
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{func}: axis must be an int, got bool")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{func}: axis must be an int, got {type(axis).__name__}") from None
+    if not -ndim <= value < ndim:
+        raise AxisError(value, ndim, msg_prefix=f"{func}: axis")
+    return value % ndim
+
+
+def _indices(func: str, indices) -> np.ndarray:
+    indices = _asarray(func, "indices", indices)
+    if indices.dtype.kind not in "iu":
+        if indices.size == 0 and indices.dtype.kind != "V":
+            return np.zeros(indices.shape, np.intp)
+        raise TypeError(f"{func}: indices must have an integer dtype (int8 to uint64), "
+                        f"got {indices.dtype}")
+    return indices
+
+
+def _as_intp(indices: np.ndarray) -> np.ndarray:
+    """Native intp view or cast; uint64 values above intp's range become intp max
+    (still out of range for every axis, so validation reports them)."""
+    if indices.dtype == np.intp and indices.dtype.isnative:
+        return indices
+    if indices.dtype.kind == "u" and indices.dtype.itemsize >= np.dtype(np.intp).itemsize \
+            and indices.size and indices.max() > _INTP_MAX:
+        indices = np.minimum(indices, np.array(_INTP_MAX, indices.dtype))
+    return indices.astype(np.intp)
+
+
+def _updates(func: str, updates, data: np.ndarray, shape: tuple, what: str) -> np.ndarray:
+    updates = _asarray(func, "updates", updates)
+    if updates.dtype != data.dtype:
+        if not np.can_cast(updates.dtype, data.dtype, casting="same_kind"):
+            raise TypeError(f"{func}: updates of dtype {updates.dtype} cannot be cast to data's "
+                            f"dtype {data.dtype} under the 'same_kind' rule")
+        updates = updates.astype(data.dtype)
+    if updates.shape != shape:
+        try:
+            updates = np.broadcast_to(updates, shape)
+        except ValueError:
+            raise ValueError(f"{func}: updates has shape {updates.shape}, which does not "
+                             f"broadcast to the required shape {shape} ({what})") from None
+    return updates
+
+
+def _out(func: str, out, data: np.ndarray):
+    if out is None:
+        return None
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"{func}: out must be a numpy.ndarray, got {type(out).__name__}")
+    if out.shape != data.shape:
+        raise ValueError(f"{func}: out has shape {out.shape}, expected data's shape {data.shape}")
+    if out.dtype != data.dtype:
+        raise TypeError(f"{func}: out has dtype {out.dtype}, expected data's dtype {data.dtype}")
+    if not out.flags.writeable:
+        raise ValueError(f"{func}: out is read-only; it must be a writeable array")
+    return out
+
+
+def reduction_defined(reduction: str, dtype: np.dtype) -> bool:
+    """True where NumPy's ufunc has a (dtype, dtype) -> dtype loop (and, for mean,
+    a division rule)."""
+    if reduction == "none":
+        return True
+    native = dtype.newbyteorder("=") if dtype.byteorder not in "=|" else dtype
+    try:
+        resolved = UFUNCS[reduction].resolve_dtypes((native, native, native), casting="no")
+    except (TypeError, ValueError):
+        return False
+    if any(r != native for r in resolved):
+        return False
+    if reduction == "mean":
+        return dtype.kind in "iufcmO"
+    return True
+
+
+def check_reduction(func: str, reduction: str, dtype: np.dtype) -> None:
+    if not reduction_defined(reduction, dtype):
+        what = ("a sum and a division" if reduction == "mean"
+                else f"a numpy.{UFUNCS[reduction].__name__} loop")
+        raise TypeError(f"{func}: reduction={reduction!r} is not defined for dtype {dtype} "
+                        f"(NumPy has no {what} for it)")
+
+
+def _bad_index_error(func: str, original: np.ndarray, pos: tuple, axis: int, size: int):
+    value = original[pos]
+    where = ", ".join(str(p) for p in pos)
+    return IndexError(f"{func}: indices[{where}] = {value} is out of bounds for axis {axis} "
+                      f"of data with size {size} (valid: -{size} <= index < {size})")
+
+
+def find_bad_index(idx: np.ndarray, bounds: tuple) -> int:
+    """Flat C-order position of the first value out of range, or -1 (NumPy version;
+    the C module provides the same function, faster)."""
+    if idx.size == 0:
+        return -1
+    b = np.asarray(bounds, dtype=np.intp)
+    bad = (idx < -b) | (idx >= b)
+    if not bad.any():
+        return -1
+    return int(np.argmax(bad.reshape(-1)))
+
+
+def check(func: str, data, indices, updates, axis, reduction, include_self, out,
+          finder=find_bad_index) -> Call:
+    """Check every argument of one call; raise before anything is written."""
+    reduction = _reduction(func, reduction)
+    include_self = _include_self(func, include_self)
+    data = _asarray(func, "data", data)
+    if data.ndim == 0:
+        raise ValueError(f"{func}: data must have rank >= 1, got a 0-d array")
+    r = data.ndim
+    original = _indices(func, indices)
+
+    if func == "scatter_nd":
+        if axis is not None:
+            raise TypeError(f"{func}: takes no axis")
+        axis = 0
+        if original.ndim < 1:
+            raise ValueError(f"{func}: indices must have rank >= 1 (the last dimension holds the "
+                             f"index tuples), got a 0-d array")
+        k = original.shape[-1]
+        if k > r:
+            raise ValueError(f"{func}: indices.shape[-1] = {k} (indices shape {original.shape}) "
+                             f"must be <= rank of data {r} (data shape {data.shape})")
+        shape = original.shape[:-1] + data.shape[k:]
+        what = f"indices.shape[:-1] + data.shape[{k}:] with indices {original.shape}, data {data.shape}"
+        bounds = tuple(data.shape[:k]) if k else (1,)
+    else:
+        axis = _axis(func, axis, r)
+        if func == "scatter_update":
+            shape = data.shape[:axis] + original.shape + data.shape[axis + 1:]
+            what = (f"data.shape[:{axis}] + indices.shape + data.shape[{axis + 1}:] with data "
+                    f"{data.shape}, indices {original.shape}")
+        else:
+            if original.ndim != r:
+                raise ValueError(f"{func}: indices must have the rank of data ({r}, data shape "
+                                 f"{data.shape}), got rank {original.ndim} (shape {original.shape})")
+            for d in range(r):
+                if d != axis and original.shape[d] > data.shape[d]:
+                    raise ValueError(
+                        f"{func}: indices.shape[{d}] = {original.shape[d]} exceeds data.shape[{d}] = "
+                        f"{data.shape[d]} (indices {original.shape}, data {data.shape}, axis {axis})")
+            shape = original.shape
+            what = f"indices.shape = {original.shape}"
+        bounds = (data.shape[axis],)
+
+    updates = _updates(func, updates, data, shape, what)
+    out = _out(func, out, data)
+    check_reduction(func, reduction, data.dtype)
+
+    idx = _as_intp(original)
+    if idx.size:
+        pos = finder(idx, bounds)
+        if pos >= 0:
+            multi = tuple(int(p) for p in np.unravel_index(pos, idx.shape))
+            if func == "scatter_nd":
+                ax = multi[-1]
+                raise _bad_index_error(func, original, multi, ax, data.shape[ax])
+            raise _bad_index_error(func, original, multi, axis, data.shape[axis])
+
+    if out is not None and out is not data:
+        # the result must be as if updates and indices were copied first
+        if np.may_share_memory(out, updates):
+            updates = updates.copy()
+        if np.may_share_memory(out, idx):
+            idx = idx.copy()
+    return Call(func, data, idx, updates, axis, reduction, include_self, out)
+
+
+def mean_divide(sums: np.ndarray, counts: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Finish a mean: ``sums`` (in data's dtype) divided by ``counts`` (>= 1), as API.md says:
+    inexact dtypes in the widest float of their kind, rounded once; integers (and
+    timedelta64) by floor division; object by true division."""
+    kind = dtype.kind
+    if kind in "iu":
+        wide = np.int64 if kind == "i" else np.uint64
+        res = np.floor_divide(sums.astype(wide), counts.astype(wide))
+    elif kind == "f":
+        wide = np.longdouble if dtype.itemsize > 8 else np.float64
+        res = np.true_divide(sums.astype(wide), counts.astype(wide))
+    elif kind == "c":
+        wide, real = ((np.clongdouble, np.longdouble) if dtype.itemsize > 16
+                      else (np.complex128, np.float64))
+        res = np.true_divide(sums.astype(wide), counts.astype(real))
+    elif kind == "m":
+        res = np.floor_divide(sums, counts.astype(np.int64))
+    else:  # object
+        res = np.true_divide(sums, counts.astype(object))
+    return res.astype(dtype)

@@ -1,0 +1,39 @@
+"""Build the one C extension, scatterops._core, from csrc/.
+
+NPY_TARGET_VERSION is pinned to NumPy 1.25 so a wheel built against NumPy 2.x
+imports under the oldest NumPy that pyproject.toml claims.  Set
+SCATTEROPS_WERROR=1 to turn warnings into errors (CI does; the shipped build
+does not), SCATTEROPS_CFLAGS to add flags (for example the sanitizers).
+"""
+import os
+import shlex
+from glob import glob
+
+import numpy as np
+from setuptools import Extension, setup
+
+npymath_dir = os.path.join(os.path.dirname(np.get_include()), "lib")
+
+cflags = ["-std=c11", "-O3", "-ffp-contract=off", "-fno-strict-aliasing",
+          "-Wall", "-Wextra", "-Wno-unused-parameter"]
+if os.environ.get("SCATTEROPS_WERROR"):
+    cflags.append("-Werror")
+cflags += shlex.split(os.environ.get("SCATTEROPS_CFLAGS", ""))
+ldflags = shlex.split(os.environ.get("SCATTEROPS_LDFLAGS", ""))
+
+core = Extension(
+    "scatterops._core",
+    sources=sorted(glob("csrc/*.c")),
+    depends=sorted(glob("csrc/*.h")),
+    include_dirs=[np.get_include(), "csrc"],
+    library_dirs=[npymath_dir],
+    libraries=["npymath", "m"],
+    define_macros=[
+        ("NPY_NO_DEPRECATED_API", "NPY_1_25_API_VERSION"),
+        ("NPY_TARGET_VERSION", "NPY_1_25_API_VERSION"),
+    ],
+    extra_compile_args=cflags,
+    extra_link_args=ldflags,
+)
+
+setup(ext_modules=[core])
