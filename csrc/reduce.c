@@ -6,7 +6,8 @@
  *   integers wrap (computed in the unsigned type: no signed overflow);
  *   bool add is OR, mul is AND, max is OR, min is AND;
  *   float16 converts to float, operates once, rounds back (one rounding per update);
- *   float max/min propagate NaN from either side (x if x >= y or x is NaN, else y);
+ *   float max/min propagate NaN from either side: x if x is NaN or x > y, else y
+ *   (float16: x >= y), which is what ufunc.at gives for +0.0 against -0.0;
  *   complex max/min are lexicographic with NaN propagation, complex mul is
  *   (ar*br - ai*bi, ar*bi + ai*br) with no fused multiply-add (-ffp-contract=off).
  */
@@ -45,8 +46,8 @@ static inline npy_bool b_min(npy_bool x, npy_bool y) { return (npy_bool)(x && y)
 static inline T NAME##_add(T x, T y) { return x + y; }                                \
 static inline T NAME##_sub(T x, T y) { return x - y; }                                \
 static inline T NAME##_mul(T x, T y) { return x * y; }                                \
-static inline T NAME##_max(T x, T y) { return (x >= y || x != x) ? x : y; }           \
-static inline T NAME##_min(T x, T y) { return (x <= y || x != x) ? x : y; }
+static inline T NAME##_max(T x, T y) { return (x > y || x != x) ? x : y; }            \
+static inline T NAME##_min(T x, T y) { return (x < y || x != x) ? x : y; }
 
 FLOAT_OPS(f32, npy_float)
 FLOAT_OPS(f64, npy_double)
