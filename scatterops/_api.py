@@ -108,6 +108,40 @@ def _execute(call: _args.Call) -> np.ndarray:
     return out
 
 
+_COMMON = """
+    reduction : str, optional
+        How an update combines with the value it lands on: ``"none"`` (assign;
+        the last update to an element wins), ``"add"``/``"sum"``, ``"sub"``,
+        ``"mul"``/``"prod"``/``"multiply"``, ``"max"``/``"amax"``,
+        ``"min"``/``"amin"`` (as ``np.add.at`` etc. would, bit for bit) or
+        ``"mean"``.
+    include_self : bool, optional
+        With False, an element that updates hit starts from its first update
+        instead of its value in ``data`` (PyTorch ``include_self``, OpenVINO
+        ``use_init_val``). Ignored for ``"none"``.
+    out : ndarray, optional
+        Where to write the result: a writeable array of ``data``'s shape and
+        dtype. ``out=data`` updates ``data`` in place.
+
+    Returns
+    -------
+    ndarray
+        ``out``, or a new C-contiguous array of ``data``'s shape and dtype.
+
+    Raises
+    ------
+    IndexError
+        An index is outside ``[-size, size)``; nothing has been written.
+    ValueError
+        Shapes or ranks do not fit, unknown ``reduction``, 0-d ``data``, read-only ``out``.
+    TypeError
+        Non-integer ``indices``, ``updates`` not castable to ``data.dtype``
+        under ``"same_kind"``, a reduction ``data.dtype`` has no loop for.
+    numpy.exceptions.AxisError
+        ``axis`` out of range.
+"""
+
+
 def scatter_update(data, indices, updates, axis=0, *, reduction="none", include_self=True, out=None):
     return _execute(_args.check("scatter_update", data, indices, updates, axis, reduction,
                                 include_self, out, _core.find_bad_index))
@@ -121,3 +155,98 @@ def scatter_nd(data, indices, updates, *, reduction="none", include_self=True, o
 def scatter_elements(data, indices, updates, axis=0, *, reduction="none", include_self=True, out=None):
     return _execute(_args.check("scatter_elements", data, indices, updates, axis, reduction,
                                 include_self, out, _core.find_bad_index))
+
+
+scatter_update.__doc__ = """Write whole slices of ``data`` chosen by ``indices`` along one axis.
+
+    ``out[a..., indices[m...], b...] = f(out[a..., indices[m...], b...], updates[a..., m..., b...])``
+    for every position in C order (OpenVINO ScatterUpdate-3, PyTorch
+    ``index_copy``/``index_add``/``index_reduce``).
+
+    Parameters
+    ----------
+    data : array_like
+        The input, rank >= 1. Not modified unless ``out=data``.
+    indices : array_like of int
+        Positions along ``axis``, any shape (0-d too), any integer dtype;
+        negative values count from the end.
+    updates : array_like
+        Shape ``data.shape[:axis] + indices.shape + data.shape[axis+1:]`` or
+        broadcastable to it; cast to ``data.dtype`` (``"same_kind"``).
+    axis : int, optional
+        The axis of ``data`` that ``indices`` address.
+""" + _COMMON + """
+    Examples
+    --------
+    >>> import numpy as np, scatterops as so
+    >>> data = np.zeros((2, 4), dtype=np.int64)
+    >>> so.scatter_update(data, [3, 0], [[1, 2], [3, 4]], axis=1)
+    array([[2, 0, 0, 1],
+           [4, 0, 0, 3]])
+    >>> so.scatter_update(data, [1, 1], 5, axis=1, reduction="add")
+    array([[ 0, 10,  0,  0],
+           [ 0, 10,  0,  0]])
+"""
+
+scatter_nd.__doc__ = """Write elements or slices of ``data`` addressed by index tuples.
+
+    With ``k = indices.shape[-1]``, each ``indices[i...]`` is a k-tuple that
+    addresses an element (``k == data.ndim``) or a slice (``k < data.ndim``;
+    ``k == 0`` is the whole array), and
+    ``out[indices[i...]] = f(out[indices[i...]], updates[i...])`` in C order
+    (ONNX ScatterND, OpenVINO ScatterNDUpdate, TensorFlow
+    ``tensor_scatter_nd_*``, PyTorch ``index_put_``).
+
+    Parameters
+    ----------
+    data : array_like
+        The input, rank >= 1. Not modified unless ``out=data``.
+    indices : array_like of int
+        Rank >= 1, ``indices.shape[-1] <= data.ndim``; negative values count
+        from the end.
+    updates : array_like
+        Shape ``indices.shape[:-1] + data.shape[k:]`` or broadcastable to it;
+        cast to ``data.dtype`` (``"same_kind"``).
+""" + _COMMON + """
+    Examples
+    --------
+    >>> import numpy as np, scatterops as so
+    >>> so.scatter_nd(np.arange(1, 9), [[4], [3], [1], [7]], [9, 10, 11, 12])
+    array([ 1, 11,  3, 10,  9,  6,  7, 12])
+    >>> so.scatter_nd(np.zeros(3), [[0], [0], [2]], [1.0, 2.0, 4.0], reduction="add")
+    array([3., 0., 4.])
+"""
+
+scatter_elements.__doc__ = """Write single elements of ``data``, one per element of ``indices``.
+
+    ``indices``, ``updates`` and ``data`` have the same rank; the update at
+    position ``(i0, ..., in)`` goes to the same position in ``out`` except on
+    ``axis``, whose coordinate is ``indices[i0, ..., in]`` (ONNX
+    ScatterElements / Scatter, OpenVINO ScatterElementsUpdate, PyTorch
+    ``scatter``/``scatter_reduce``).
+
+    Parameters
+    ----------
+    data : array_like
+        The input, rank >= 1. Not modified unless ``out=data``.
+    indices : array_like of int
+        Same rank as ``data``; ``indices.shape[d] <= data.shape[d]`` for every
+        ``d != axis``; negative values count from the end.
+    updates : array_like
+        Shape ``indices.shape`` or broadcastable to it; cast to ``data.dtype``
+        (``"same_kind"``).
+    axis : int, optional
+        The axis whose coordinate comes from ``indices``.
+""" + _COMMON + """
+    Examples
+    --------
+    >>> import numpy as np, scatterops as so
+    >>> so.scatter_elements(np.zeros((3, 3)), [[1, 0, 2], [0, 2, 1]],
+    ...                     [[1.0, 1.1, 1.2], [2.0, 2.1, 2.2]])
+    array([[2. , 1.1, 0. ],
+           [1. , 0. , 2.2],
+           [0. , 2.1, 1.2]])
+    >>> so.scatter_elements(np.zeros(4), [0, 1, 0, 3], [1.0, 2.0, 3.0, 4.0],
+    ...                     reduction="mean", include_self=False)
+    array([2., 2., 0., 4.])
+"""
