@@ -27,6 +27,13 @@ assign_elem_##N(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp siz
                 npy_intp aos, const char *u, npy_intp us, npy_intp n, npy_intp isz) \
 {                                                                                   \
     npy_intp i;                                                                     \
+    if (os == 0 && is == (npy_intp)sizeof(npy_intp) && us == N) {                   \
+        for (i = 0; i < n; i++) {                                                   \
+            npy_intp j = so_wrap(so_load_intp(idx + i * sizeof(npy_intp)), size);   \
+            memcpy(o + j * aos, u + i * N, N);                                      \
+        }                                                                           \
+        return;                                                                     \
+    }                                                                               \
     for (i = 0; i < n; i++) {                                                       \
         npy_intp j = so_wrap(so_load_intp(idx + i * is), size);                     \
         memcpy(o + i * os + j * aos, u + i * us, N);                                \

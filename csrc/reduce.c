@@ -126,6 +126,18 @@ NAME##_##OP##_elem(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp 
 {                                                                                     \
     npy_intp i;                                                                       \
     T x, y;                                                                           \
+    if (os == 0 && is == (npy_intp)sizeof(npy_intp) && us == (npy_intp)sizeof(T)) {  \
+        /* a run of scattered elements: indices and updates contiguous */             \
+        for (i = 0; i < n; i++) {                                                     \
+            npy_intp j = so_wrap(so_load_intp(idx + i * sizeof(npy_intp)), size);     \
+            char *p = o + j * aos;                                                    \
+            memcpy(&x, p, sizeof(T));                                                 \
+            memcpy(&y, u + i * sizeof(T), sizeof(T));                                 \
+            x = NAME##_##OP(x, y);                                                    \
+            memcpy(p, &x, sizeof(T));                                                 \
+        }                                                                             \
+        return;                                                                       \
+    }                                                                                 \
     for (i = 0; i < n; i++) {                                                         \
         npy_intp j = so_wrap(so_load_intp(idx + i * is), size);                       \
         char *p = o + i * os + j * aos;                                               \

@@ -6,6 +6,42 @@
  */
 #include "scatterops.h"
 
+/* v outside [-b, b): one unsigned compare (b >= 0, so 2b cannot overflow for
+ * any real axis size). */
+static inline int
+out_of_range(npy_intp v, npy_intp b)
+{
+    return (npy_uintp)v + (npy_uintp)b >= 2 * (npy_uintp)b;
+}
+
+/* A contiguous run: OR the checks over blocks (the compiler vectorises that),
+ * and look for the position only in a block that has a bad value. */
+static npy_intp
+first_bad_contiguous(const npy_intp *v, npy_intp n, npy_intp b, int aligned)
+{
+    enum { BLOCK = 1024 };
+    npy_intp i0, i;
+    if (!aligned) {
+        for (i = 0; i < n; i++) {
+            if (out_of_range(so_load_intp((const char *)(v + i)), b)) return i;
+        }
+        return -1;
+    }
+    for (i0 = 0; i0 < n; i0 += BLOCK) {
+        npy_intp end = i0 + BLOCK < n ? i0 + BLOCK : n;
+        int bad = 0;
+        for (i = i0; i < end; i++) {
+            bad |= out_of_range(v[i], b);
+        }
+        if (bad) {
+            for (i = i0; i < end; i++) {
+                if (out_of_range(v[i], b)) return i;
+            }
+        }
+    }
+    return -1;
+}
+
 /*
  * idx: native npy_intp, any shape and strides.  With one bound, every value is
  * checked against it; with nbounds > 1 the last dim of idx has nbounds entries
@@ -14,19 +50,34 @@
 npy_intp
 so_find_bad_index(PyArrayObject *idx, const npy_intp *bounds, int nbounds)
 {
-    const int nd = PyArray_NDIM(idx);
-    const npy_intp *shape = PyArray_DIMS(idx), *st = PyArray_STRIDES(idx);
-    npy_intp cnt[SO_MAXDIMS];
+    npy_intp shape[SO_MAXDIMS], st[SO_MAXDIMS], cnt[SO_MAXDIMS];
     npy_intp n, s, pos = 0, i;
     const char *p = PyArray_BYTES(idx);
-    int d, last = nd - 1;
+    int d, nd = 0, last;
 
+    /* Coalesce dims that step as one (C order is kept, so flat positions are
+     * unchanged); with per-component bounds the last dim stays apart. */
+    for (d = 0; d < PyArray_NDIM(idx); d++) {
+        npy_intp n_d = PyArray_DIM(idx, d), s_d = PyArray_STRIDE(idx, d);
+        int keep_apart = nbounds > 1 && d == PyArray_NDIM(idx) - 1;
+        if (n_d == 1 && !keep_apart) {
+            continue;
+        }
+        if (nd > 0 && !keep_apart && st[nd - 1] == n_d * s_d) {
+            shape[nd - 1] *= n_d;
+            st[nd - 1] = s_d;
+            continue;
+        }
+        shape[nd] = n_d;
+        st[nd] = s_d;
+        nd++;
+    }
+    last = nd - 1;
     if (PyArray_SIZE(idx) == 0) {
         return -1;
     }
     if (nd == 0) {
-        npy_intp v = so_load_intp(p);
-        return (v < -bounds[0] || v >= bounds[0]) ? 0 : -1;
+        return out_of_range(so_load_intp(p), bounds[0]) ? 0 : -1;
     }
     n = shape[last];
     s = st[last];
@@ -34,19 +85,24 @@ so_find_bad_index(PyArrayObject *idx, const npy_intp *bounds, int nbounds)
         cnt[d] = 0;
     }
     for (;;) {
-        if (nbounds == 1) {
+        if (nbounds == 1 && s == (npy_intp)sizeof(npy_intp)) {
+            npy_intp i0 = first_bad_contiguous((const npy_intp *)(const void *)p, n, bounds[0],
+                                               ((npy_uintp)p % sizeof(npy_intp)) == 0);
+            if (i0 >= 0) {
+                return pos + i0;
+            }
+        }
+        else if (nbounds == 1) {
             const npy_intp b = bounds[0];
             for (i = 0; i < n; i++) {
-                npy_intp v = so_load_intp(p + i * s);
-                if (v < -b || v >= b) {
+                if (out_of_range(so_load_intp(p + i * s), b)) {
                     return pos + i;
                 }
             }
         }
         else {
             for (i = 0; i < n; i++) {
-                npy_intp v = so_load_intp(p + i * s), b = bounds[i];
-                if (v < -b || v >= b) {
+                if (out_of_range(so_load_intp(p + i * s), bounds[i])) {
                     return pos + i;
                 }
             }
