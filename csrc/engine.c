@@ -109,6 +109,19 @@ run_row(const so_plan *p, const so_kernel *kn, char *o, const char *u, const cha
         gsi = p->gs_idx[g];
         gsm = p->gs_mask[g];
     }
+    if (p->bnd == 0 && gsi == 0) {
+        /* the index is the same along the row (an expanded index, as in graph
+         * message passing): the row is one block at one destination */
+        npy_intp oo, mo;
+        dest_offsets(p, pi, &oo, &mo);
+        if (m) {
+            row_first(kn, o + oo, gso, u, gsu, m + mo, gsm, n);
+        }
+        else {
+            kn->block(o + oo, gso, u, gsu, n, kn->itemsize);
+        }
+        return;
+    }
     if (p->bnd == 0 && p->k == 1 && m == NULL && kn->elem != NULL) {
         /* one element per group (scatter_elements, element-wise scatter_nd/update) */
         kn->elem(o, gso, pi, gsi, p->isize[0], p->is_out[0], u, gsu, n, kn->itemsize);
@@ -156,4 +169,123 @@ so_run(const so_plan *p, const so_kernel *kn)
             return;
         }
     }
+}
+
+/* ---- threads ------------------------------------------------------------------
+ *
+ * A call is split by output ownership: along a group dim whose coordinate is
+ * part of the destination (scatter_update's leading dims, scatter_elements'
+ * non-axis dims) or along a block dim.  Every output element then belongs to one
+ * thread, which applies its updates in the same order as one thread would: the
+ * result is bit-identical for every thread count.  Calls with no such dim (an
+ * element-wise scatter_nd) and small calls run on the calling thread.  Threads
+ * are made per call and joined before it returns, so nothing outlives a call
+ * (and a child after fork() starts clean).
+ */
+#include <pthread.h>
+
+#define SO_MIN_WORK_PER_THREAD ((npy_intp)1 << 15)
+
+typedef struct {
+    so_plan plan;
+    const so_kernel *kn;
+} so_task;
+
+static void *
+task_main(void *arg)
+{
+    so_task *t = (so_task *)arg;
+    so_run(&t->plan, t->kn);
+    return NULL;
+}
+
+/* The dim to split: 0..gnd-1 a group dim, gnd+b a block dim, -1 none. */
+static int
+split_dim(const so_plan *p, int nthreads)
+{
+    int d;
+    for (d = 0; d < p->gnd; d++) {
+        if (p->gs_out[d] != 0 && p->gshape[d] >= nthreads) {
+            return d;
+        }
+    }
+    for (d = 0; d < p->bnd; d++) {
+        if (p->bshape[d] >= nthreads) {
+            return p->gnd + d;
+        }
+    }
+    return -1;
+}
+
+static void
+narrow(so_plan *p, int dim, npy_intp lo, npy_intp hi)
+{
+    if (dim < p->gnd) {
+        p->out += lo * p->gs_out[dim];
+        p->upd += lo * p->gs_upd[dim];
+        p->idx += lo * p->gs_idx[dim];
+        if (p->mask) p->mask += lo * p->gs_mask[dim];
+        p->gshape[dim] = hi - lo;
+    }
+    else {
+        int b = dim - p->gnd;
+        p->out += lo * p->bs_out[b];
+        p->upd += lo * p->bs_upd[b];
+        if (p->mask) p->mask += lo * p->bs_mask[b];
+        p->bshape[b] = hi - lo;
+    }
+}
+
+int
+so_run_threaded(const so_plan *p, const so_kernel *kn, int nthreads)
+{
+    npy_intp work = 1, extent;
+    so_task *tasks;
+    pthread_t *tids;
+    int *started;
+    int d, t, dim, used = 1;
+
+    for (d = 0; d < p->gnd; d++) work *= p->gshape[d];
+    for (d = 0; d < p->bnd; d++) work *= p->bshape[d];
+    if (kn->needs_gil || work == 0) {
+        nthreads = 1;
+    }
+    if (nthreads > 1 && work / nthreads < SO_MIN_WORK_PER_THREAD) {
+        nthreads = (int)(work / SO_MIN_WORK_PER_THREAD);
+    }
+    dim = nthreads > 1 ? split_dim(p, nthreads) : -1;
+    if (dim < 0) {
+        so_run(p, kn);
+        return 1;
+    }
+    extent = dim < p->gnd ? p->gshape[dim] : p->bshape[dim - p->gnd];
+    tasks = malloc(sizeof *tasks * (size_t)nthreads);
+    tids = malloc(sizeof *tids * (size_t)nthreads);
+    started = calloc((size_t)nthreads, sizeof *started);
+    if (tasks == NULL || tids == NULL || started == NULL) {
+        free(tasks); free(tids); free(started);
+        so_run(p, kn);
+        return 1;
+    }
+    for (t = 0; t < nthreads; t++) {
+        npy_intp lo = extent * t / nthreads, hi = extent * (t + 1) / nthreads;
+        tasks[t].plan = *p;
+        tasks[t].kn = kn;
+        narrow(&tasks[t].plan, dim, lo, hi);
+    }
+    for (t = 1; t < nthreads; t++) {
+        started[t] = pthread_create(&tids[t], NULL, task_main, &tasks[t]) == 0;
+        used += started[t];
+    }
+    so_run(&tasks[0].plan, kn);
+    for (t = 1; t < nthreads; t++) {
+        if (started[t]) {
+            pthread_join(tids[t], NULL);
+        }
+        else {
+            so_run(&tasks[t].plan, kn);   /* no thread to be had: do it here */
+        }
+    }
+    free(tasks); free(tids); free(started);
+    return used;
 }

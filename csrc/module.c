@@ -9,6 +9,9 @@
 #define SCATTEROPS_MODULE
 #include "scatterops.h"
 
+/* How many threads a large call may use (set from Python: scatterops.set_num_threads). */
+static int so_num_threads = 1;
+
 static int
 as_array(PyObject *obj, const char *name, PyArrayObject **arr)
 {
@@ -106,8 +109,9 @@ so_scatter(PyObject *self, PyObject *args)
         so_run(plan, &kn);
     }
     else {
+        int nthreads = so_num_threads;
         Py_BEGIN_ALLOW_THREADS
-        so_run(plan, &kn);
+        so_run_threaded(plan, &kn, nthreads);
         Py_END_ALLOW_THREADS
     }
     PyMem_RawFree(plan);
@@ -156,9 +160,63 @@ so_find_bad_index_py(PyObject *self, PyObject *args)
     return PyLong_FromSsize_t(pos);
 }
 
+PyDoc_STRVAR(mean_finish_doc,
+"mean_finish(out, counts, include_self, /)\n--\n\n"
+"Divide every element of out that counts says was hit by count + include_self,\n"
+"in place. Returns False (and does nothing) for dtypes without a C kernel.");
+
+static PyObject *
+so_mean_finish_py(PyObject *self, PyObject *args)
+{
+    PyArrayObject *out, *counts;
+    int include_self;
+    if (!PyArg_ParseTuple(args, "O!O!p:mean_finish", &PyArray_Type, &out, &PyArray_Type,
+                          &counts, &include_self)) {
+        return NULL;
+    }
+    if (PyArray_TYPE(counts) != NPY_INTP || !PyArray_ISNBO(PyArray_DESCR(counts)->byteorder) ||
+        !PyArray_SAMESHAPE(out, counts) || !PyArray_ISWRITEABLE(out) ||
+        PyArray_NDIM(out) > SO_MAXDIMS) {
+        PyErr_SetString(PyExc_ValueError, "scatterops._core: mean_finish needs writeable out "
+                        "and intp counts of its shape");
+        return NULL;
+    }
+    if (!so_has_mean_kernel(PyArray_DESCR(out))) {
+        Py_RETURN_FALSE;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    so_mean_finish(out, counts, include_self);
+    Py_END_ALLOW_THREADS
+    Py_RETURN_TRUE;
+}
+
+static PyObject *
+so_set_num_threads(PyObject *self, PyObject *arg)
+{
+    long n = PyLong_AsLong(arg);
+    if (n == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (n < 1 || n > 1024) {
+        PyErr_SetString(PyExc_ValueError, "scatterops._core: threads must be in [1, 1024]");
+        return NULL;
+    }
+    so_num_threads = (int)n;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+so_get_num_threads(PyObject *self, PyObject *unused)
+{
+    return PyLong_FromLong(so_num_threads);
+}
+
 static PyMethodDef so_methods[] = {
+    {"set_num_threads", so_set_num_threads, METH_O, "set_num_threads(n, /)\n--\n\nThreads a large call may use."},
+    {"get_num_threads", so_get_num_threads, METH_NOARGS, "get_num_threads()\n--\n\nThreads a large call may use."},
     {"scatter", so_scatter, METH_VARARGS, scatter_doc},
     {"find_bad_index", so_find_bad_index_py, METH_VARARGS, find_bad_index_doc},
+    {"mean_finish", so_mean_finish_py, METH_VARARGS, mean_finish_doc},
     {NULL, NULL, 0, NULL}
 };
 

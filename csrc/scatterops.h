@@ -77,6 +77,9 @@ int so_make_plan(so_plan *p, int kind, PyArrayObject *out, PyArrayObject *idx,
 
 /* engine.c: the walk. No Python calls unless the kernel needs the GIL. */
 void so_run(const so_plan *p, const so_kernel *kn);
+/* engine.c: the walk split over up to nthreads threads by output ownership;
+ * returns the number of threads that ran. */
+int so_run_threaded(const so_plan *p, const so_kernel *kn, int nthreads);
 
 /* assign.c: the kernel for reduction "none" on any dtype of this item size. */
 void so_assign_kernel(so_kernel *kn, npy_intp itemsize, int is_object);
@@ -85,6 +88,10 @@ void so_assign_kernel(so_kernel *kn, npy_intp itemsize, int is_object);
 int so_reduce_kernel(so_kernel *kn, PyArray_Descr *descr, int op);
 /* reduce.c: the type characters that have typed reduction kernels. */
 extern const char so_typed_chars[];
+
+/* mean.c: finish a mean in place for the real typed dtypes (else does nothing). */
+int so_has_mean_kernel(PyArray_Descr *d);
+void so_mean_finish(PyArrayObject *out, PyArrayObject *counts, int include_self);
 
 /* validate.c: flat C-order position of the first index out of range, or -1. */
 npy_intp so_find_bad_index(PyArrayObject *idx, const npy_intp *bounds, int nbounds);

@@ -8,5 +8,7 @@ functions in plain NumPy.  The contract is in README.md.
 """
 from ._version import __version__
 from ._api import scatter_elements, scatter_nd, scatter_update
+from ._threads import get_num_threads, set_num_threads
 
-__all__ = ["scatter_update", "scatter_nd", "scatter_elements", "__version__"]
+__all__ = ["scatter_update", "scatter_nd", "scatter_elements",
+           "set_num_threads", "get_num_threads", "__version__"]

@@ -103,7 +103,7 @@ def _execute(call: _args.Call) -> np.ndarray:
         counts = np.zeros(out.shape, np.intp)
         _core.scatter(kind, counts, call.indices, call.updates, call.axis, _OP_COUNT, None)
     _core.scatter(kind, out, call.indices, call.updates, call.axis, _OP[red], mask)
-    if red == "mean":
+    if red == "mean" and not _core.mean_finish(out, counts, call.include_self):
         _finish_mean(out, counts, call.include_self)
     return out
 
