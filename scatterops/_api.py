@@ -45,7 +45,13 @@ def _flat_targets(call: _args.Call, out: np.ndarray) -> np.ndarray:
 
 
 def _generic(call: _args.Call, out: np.ndarray) -> None:
-    """Any dtype with a NumPy loop: ``ufunc.at`` in update order on a flat view."""
+    """Any dtype with a NumPy loop: ``ufunc.at`` in update order on a flat view.
+    Like the C kernels, it raises no floating-point warnings."""
+    with np.errstate(all="ignore"):
+        _generic_apply(call, out)
+
+
+def _generic_apply(call: _args.Call, out: np.ndarray) -> None:
     work = out if out.flags.c_contiguous else np.ascontiguousarray(out)
     flat = work.reshape(-1)
     dest = _flat_targets(call, work)
@@ -72,6 +78,11 @@ def _generic(call: _args.Call, out: np.ndarray) -> None:
 
 
 def _finish_mean(out: np.ndarray, counts: np.ndarray, include_self: bool) -> None:
+    with np.errstate(all="ignore"):
+        _finish_mean_apply(out, counts, include_self)
+
+
+def _finish_mean_apply(out: np.ndarray, counts: np.ndarray, include_self: bool) -> None:
     hit = counts > 0
     out[hit] = _args.mean_divide(out[hit], counts[hit] + int(include_self), out.dtype)
 
