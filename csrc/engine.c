@@ -134,6 +134,35 @@ run_row(const so_plan *p, const so_kernel *kn, char *o, const char *u, const cha
     }
 }
 
+/* A deduplicated plan: at every combination of the group dims left, each
+ * winner's block once. */
+static void
+run_winners(const so_plan *p, const so_kernel *kn)
+{
+    npy_intp cnt[SO_MAXDIMS], w;
+    char *o = p->out;
+    const char *u = p->upd;
+    int d;
+
+    for (d = 0; d < p->gnd; d++) {
+        cnt[d] = 0;
+    }
+    for (;;) {
+        for (w = 0; w < p->nwin; w++) {
+            run_block(p, kn, o + p->win[2 * w], u + p->win[2 * w + 1], NULL);
+        }
+        for (d = p->gnd - 1; d >= 0; d--) {
+            o += p->gs_out[d];
+            u += p->gs_upd[d];
+            if (++cnt[d] < p->gshape[d]) break;
+            o -= p->gs_out[d] * p->gshape[d];
+            u -= p->gs_upd[d] * p->gshape[d];
+            cnt[d] = 0;
+        }
+        if (d < 0) return;
+    }
+}
+
 void
 so_run(const so_plan *p, const so_kernel *kn)
 {
@@ -148,6 +177,10 @@ so_run(const so_plan *p, const so_kernel *kn)
     }
     for (d = 0; d < p->bnd; d++) {
         if (p->bshape[d] == 0) return;
+    }
+    if (p->nwin >= 0) {
+        run_winners(p, kn);
+        return;
     }
     for (;;) {
         run_row(p, kn, o, u, pi, m);

@@ -106,14 +106,17 @@ so_scatter(PyObject *self, PyObject *args)
         return NULL;
     }
     if (kn.needs_gil) {
+        if (op == SO_NONE) so_dedup(plan, kn.itemsize);
         so_run(plan, &kn);
     }
     else {
         int nthreads = so_num_threads;
         Py_BEGIN_ALLOW_THREADS
+        if (op == SO_NONE) so_dedup(plan, kn.itemsize);
         so_run_threaded(plan, &kn, nthreads);
         Py_END_ALLOW_THREADS
     }
+    free(plan->win);
     PyMem_RawFree(plan);
     Py_RETURN_NONE;
 }

@@ -67,6 +67,8 @@ so_make_plan(so_plan *p, int kind, PyArrayObject *out, PyArrayObject *idx,
     int d, j;
 
     p->gnd = p->bnd = 0;
+    p->nwin = -1;
+    p->win = NULL;
     p->out = PyArray_BYTES(out);
     p->upd = PyArray_BYTES(upd);
     p->idx = PyArray_BYTES(idx);

@@ -69,11 +69,21 @@ typedef struct {
     int bnd;              /* block dims (coalesced) */
     npy_intp bshape[SO_MAXDIMS];
     npy_intp bs_out[SO_MAXDIMS], bs_upd[SO_MAXDIMS], bs_mask[SO_MAXDIMS];
+
+    /* dedup.c: with nwin >= 0 the index dims are gone from the group dims and
+     * each group combination applies the blocks at win[2w] (out offset) from
+     * win[2w + 1] (updates offset), w < nwin: the visible writes only. */
+    npy_intp nwin;
+    npy_intp *win;
 } so_plan;
 
 /* plan.c: fills *p, or sets a Python exception and returns -1. */
 int so_make_plan(so_plan *p, int kind, PyArrayObject *out, PyArrayObject *idx,
                  PyArrayObject *upd, int axis, PyArrayObject *mask);
+
+/* dedup.c: for reduction "none" on slices, keep only the last write to each
+ * slice (returns 1 if the plan now holds a winner list to free()). */
+int so_dedup(so_plan *p, npy_intp itemsize);
 
 /* engine.c: the walk. No Python calls unless the kernel needs the GIL. */
 void so_run(const so_plan *p, const so_kernel *kn);
