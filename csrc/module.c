@@ -12,6 +12,12 @@
 /* How many threads a large call may use (set from Python: scatterops.set_num_threads). */
 static int so_num_threads = 1;
 
+int
+so_get_num_threads(void)
+{
+    return so_num_threads;
+}
+
 static int
 as_array(PyObject *obj, const char *name, PyArrayObject **arr)
 {
@@ -194,7 +200,7 @@ so_mean_finish_py(PyObject *self, PyObject *args)
 }
 
 static PyObject *
-so_set_num_threads(PyObject *self, PyObject *arg)
+so_py_set_num_threads(PyObject *self, PyObject *arg)
 {
     long n = PyLong_AsLong(arg);
     if (n == -1 && PyErr_Occurred()) {
@@ -209,14 +215,19 @@ so_set_num_threads(PyObject *self, PyObject *arg)
 }
 
 static PyObject *
-so_get_num_threads(PyObject *self, PyObject *unused)
+so_py_get_num_threads(PyObject *self, PyObject *unused)
 {
     return PyLong_FromLong(so_num_threads);
 }
 
+PyDoc_STRVAR(fast_doc,
+"fast(kind, data, indices, updates, axis, reduction, include_self, out, /)\n--\n\n"
+"The whole call for the plain case; NotImplemented (nothing written) otherwise.");
+
 static PyMethodDef so_methods[] = {
-    {"set_num_threads", so_set_num_threads, METH_O, "set_num_threads(n, /)\n--\n\nThreads a large call may use."},
-    {"get_num_threads", so_get_num_threads, METH_NOARGS, "get_num_threads()\n--\n\nThreads a large call may use."},
+    {"fast", (PyCFunction)(void (*)(void))so_fast, METH_FASTCALL, fast_doc},
+    {"set_num_threads", so_py_set_num_threads, METH_O, "set_num_threads(n, /)\n--\n\nThreads a large call may use."},
+    {"get_num_threads", so_py_get_num_threads, METH_NOARGS, "get_num_threads()\n--\n\nThreads a large call may use."},
     {"scatter", so_scatter, METH_VARARGS, scatter_doc},
     {"find_bad_index", so_find_bad_index_py, METH_VARARGS, find_bad_index_doc},
     {"mean_finish", so_mean_finish_py, METH_VARARGS, mean_finish_doc},

@@ -99,6 +99,12 @@ int so_reduce_kernel(so_kernel *kn, PyArray_Descr *descr, int op);
 /* reduce.c: the type characters that have typed reduction kernels. */
 extern const char so_typed_chars[];
 
+/* module.c: threads a large call may use. */
+int so_get_num_threads(void);
+
+/* fast.c: the whole call for the plain case, or NotImplemented (nothing written). */
+PyObject *so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
 /* mean.c: finish a mean in place for the real typed dtypes (else does nothing). */
 int so_has_mean_kernel(PyArray_Descr *d);
 void so_mean_finish(PyArrayObject *out, PyArrayObject *counts, int include_self);

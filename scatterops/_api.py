@@ -21,6 +21,7 @@ from . import _args, _core
 _KIND = {"scatter_update": 0, "scatter_nd": 1, "scatter_elements": 2}
 _OP = {"none": 0, "add": 1, "sub": 2, "mul": 3, "max": 4, "min": 5, "mean": 1}
 _OP_COUNT = 6
+_fast = _core.fast
 
 
 def _typed(dtype: np.dtype) -> bool:
@@ -154,18 +155,27 @@ _COMMON = """
 
 
 def scatter_update(data, indices, updates, axis=0, *, reduction="none", include_self=True, out=None):
-    return _execute(_args.check("scatter_update", data, indices, updates, axis, reduction,
-                                include_self, out, _core.find_bad_index))
+    result = _fast(0, data, indices, updates, axis, reduction, include_self, out)
+    if result is NotImplemented:
+        result = _execute(_args.check("scatter_update", data, indices, updates, axis, reduction,
+                                      include_self, out, _core.find_bad_index))
+    return result
 
 
 def scatter_nd(data, indices, updates, *, reduction="none", include_self=True, out=None):
-    return _execute(_args.check("scatter_nd", data, indices, updates, None, reduction,
-                                include_self, out, _core.find_bad_index))
+    result = _fast(1, data, indices, updates, None, reduction, include_self, out)
+    if result is NotImplemented:
+        result = _execute(_args.check("scatter_nd", data, indices, updates, None, reduction,
+                                      include_self, out, _core.find_bad_index))
+    return result
 
 
 def scatter_elements(data, indices, updates, axis=0, *, reduction="none", include_self=True, out=None):
-    return _execute(_args.check("scatter_elements", data, indices, updates, axis, reduction,
-                                include_self, out, _core.find_bad_index))
+    result = _fast(2, data, indices, updates, axis, reduction, include_self, out)
+    if result is NotImplemented:
+        result = _execute(_args.check("scatter_elements", data, indices, updates, axis, reduction,
+                                      include_self, out, _core.find_bad_index))
+    return result
 
 
 scatter_update.__doc__ = """Write whole slices of ``data`` chosen by ``indices`` along one axis.

@@ -1,0 +1,225 @@
+/*
+ * fast.c: the whole call in C for the common case, so a small call costs about
+ * what NumPy's own fancy indexing costs.
+ *
+ * fast(kind, data, indices, updates, axis, reduction, include_self, out) takes
+ * the public arguments as they come.  When they are the plain case -- ndarrays,
+ * updates already of data's dtype and of the required shape, integer indices
+ * all in range, a typed kernel for the reduction, out None or data itself with
+ * no overlap -- it does the call and returns the result.  Anything else, every
+ * error included, returns NotImplemented *before anything is written*, and the
+ * Python layer (scatterops/_args.py) handles the call: it owns every error
+ * message, so none is written twice.
+ */
+#include "scatterops.h"
+
+#define SO_GIL_RELEASE_MIN ((npy_intp)1 << 14)
+
+static const struct {
+    const char *name;
+    int op;
+} so_reduction_names[] = {
+    {"none", SO_NONE}, {"add", SO_ADD}, {"sum", SO_ADD}, {"sub", SO_SUB},
+    {"mul", SO_MUL}, {"prod", SO_MUL}, {"multiply", SO_MUL},
+    {"max", SO_MAX}, {"amax", SO_MAX}, {"min", SO_MIN}, {"amin", SO_MIN},
+};
+
+static int
+lookup_reduction(PyObject *name)
+{
+    size_t i;
+    const char *s;
+    if (!PyUnicode_CheckExact(name)) return -1;
+    s = PyUnicode_AsUTF8(name);
+    if (s == NULL) {
+        PyErr_Clear();
+        return -1;
+    }
+    for (i = 0; i < sizeof so_reduction_names / sizeof so_reduction_names[0]; i++) {
+        if (strcmp(s, so_reduction_names[i].name) == 0) return so_reduction_names[i].op;
+    }
+    return -1;                  /* "mean" and unknown names: the Python layer */
+}
+
+/* The byte range an array's elements occupy. */
+static void
+extent(PyArrayObject *a, char **lo, char **hi)
+{
+    char *l = PyArray_BYTES(a), *h = PyArray_BYTES(a);
+    int d;
+    for (d = 0; d < PyArray_NDIM(a); d++) {
+        npy_intp span = (PyArray_DIM(a, d) - 1) * PyArray_STRIDE(a, d);
+        if (span < 0) l += span; else h += span;
+    }
+    *lo = l;
+    *hi = h + PyArray_ITEMSIZE(a);
+}
+
+static int
+may_overlap(PyArrayObject *a, PyArrayObject *b)
+{
+    char *al, *ah, *bl, *bh;
+    if (PyArray_SIZE(a) == 0 || PyArray_SIZE(b) == 0) return 0;
+    extent(a, &al, &ah);
+    extent(b, &bl, &bh);
+    return al < bh && bl < ah;
+}
+
+#define NOT_HANDLED() do { Py_XDECREF(idx); Py_RETURN_NOTIMPLEMENTED; } while (0)
+
+PyObject *
+so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyArrayObject *data, *upd, *out = NULL, *idx = NULL, *result;
+    PyArray_Descr *dd;
+    npy_intp req[SO_MAXDIMS], bounds[SO_MAXDIMS];
+    int kind, op, axis = 0, r, q, ur = 0, nbounds = 1, d;
+    so_kernel kn;
+    so_plan plan;
+    long lkind;
+
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError, "scatterops._core.fast takes 8 arguments");
+        return NULL;
+    }
+    lkind = PyLong_AsLong(args[0]);
+    if (lkind < SO_UPDATE || lkind > SO_ELEMENTS) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "scatterops._core.fast: kind");
+        return NULL;
+    }
+    kind = (int)lkind;
+    if (!PyArray_Check(args[1]) || !PyArray_Check(args[2]) || !PyArray_Check(args[3])) {
+        NOT_HANDLED();
+    }
+    data = (PyArrayObject *)args[1];
+    upd = (PyArrayObject *)args[3];
+    r = PyArray_NDIM(data);
+    dd = PyArray_DESCR(data);
+    if (r < 1 || !PyArray_EquivTypes(dd, PyArray_DESCR(upd))) NOT_HANDLED();
+    if (args[6] != Py_True) NOT_HANDLED();                   /* include_self=False */
+    op = lookup_reduction(args[5]);
+    if (op < 0) NOT_HANDLED();
+    if (op == SO_NONE) {
+        if (PyDataType_REFCHK(dd)) NOT_HANDLED();
+        so_assign_kernel(&kn, PyDataType_ELSIZE(dd), 0);
+    }
+    else if (!so_reduce_kernel(&kn, dd, op)) {
+        NOT_HANDLED();
+    }
+    if (args[7] != Py_None) {
+        if (args[7] != args[1] || !PyArray_ISWRITEABLE(data)) NOT_HANDLED();
+        out = data;
+    }
+
+    /* indices: any native integer dtype that fits intp */
+    {
+        PyArrayObject *i0 = (PyArrayObject *)args[2];
+        PyArray_Descr *id = PyArray_DESCR(i0);
+        int tn = id->type_num;
+        if (!PyArray_ISNBO(id->byteorder) || PyArray_NDIM(i0) > SO_MAXDIMS) NOT_HANDLED();
+        if (tn == NPY_INTP) {
+            Py_INCREF(i0);
+            idx = i0;
+        }
+        else if (PyTypeNum_ISSIGNED(tn) || (PyTypeNum_ISUNSIGNED(tn) &&
+                 PyDataType_ELSIZE(id) < (npy_intp)sizeof(npy_intp))) {
+            idx = (PyArrayObject *)PyArray_Cast(i0, NPY_INTP);
+            if (idx == NULL) return NULL;
+        }
+        else {
+            NOT_HANDLED();
+        }
+    }
+    q = PyArray_NDIM(idx);
+
+    /* axis, and the shape updates must have */
+    if (kind != SO_ND) {
+        long a;
+        if (!PyLong_CheckExact(args[4])) NOT_HANDLED();
+        a = PyLong_AsLong(args[4]);
+        if (a == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            NOT_HANDLED();
+        }
+        if (a < -r || a >= r) NOT_HANDLED();
+        axis = (int)(a < 0 ? a + r : a);
+        bounds[0] = PyArray_DIM(data, axis);
+    }
+    if (kind == SO_UPDATE) {
+        ur = r - 1 + q;
+        if (ur > SO_MAXDIMS) NOT_HANDLED();
+        for (d = 0; d < axis; d++) req[d] = PyArray_DIM(data, d);
+        for (d = 0; d < q; d++) req[axis + d] = PyArray_DIM(idx, d);
+        for (d = axis + 1; d < r; d++) req[d - 1 + q] = PyArray_DIM(data, d);
+    }
+    else if (kind == SO_ND) {
+        npy_intp k;
+        if (q < 1) NOT_HANDLED();
+        k = PyArray_DIM(idx, q - 1);
+        if (k > r || k < 1) NOT_HANDLED();                   /* k == 0: the Python layer */
+        ur = q - 1 + r - (int)k;
+        for (d = 0; d < q - 1; d++) req[d] = PyArray_DIM(idx, d);
+        for (d = (int)k; d < r; d++) req[q - 1 + d - k] = PyArray_DIM(data, d);
+        for (d = 0; d < k; d++) bounds[d] = PyArray_DIM(data, d);
+        nbounds = (int)k;
+    }
+    else {
+        if (q != r) NOT_HANDLED();
+        ur = r;
+        for (d = 0; d < r; d++) {
+            req[d] = PyArray_DIM(idx, d);
+            if (d != axis && req[d] > PyArray_DIM(data, d)) NOT_HANDLED();
+        }
+    }
+    if (PyArray_NDIM(upd) != ur) NOT_HANDLED();
+    for (d = 0; d < ur; d++) {
+        if (PyArray_DIM(upd, d) != req[d]) NOT_HANDLED();
+    }
+    if (out != NULL && (may_overlap(out, upd) || may_overlap(out, idx))) NOT_HANDLED();
+
+    /* every index value, before anything is written */
+    if (PyArray_SIZE(idx) > 0) {
+        npy_intp bad;
+        if (PyArray_SIZE(idx) >= SO_GIL_RELEASE_MIN) {
+            Py_BEGIN_ALLOW_THREADS
+            bad = so_find_bad_index(idx, bounds, nbounds);
+            Py_END_ALLOW_THREADS
+        }
+        else {
+            bad = so_find_bad_index(idx, bounds, nbounds);
+        }
+        if (bad >= 0) NOT_HANDLED();                          /* the IndexError is Python's */
+    }
+
+    if (out == NULL) {
+        result = (PyArrayObject *)PyArray_NewCopy(data, NPY_CORDER);
+        if (result == NULL) {
+            Py_DECREF(idx);
+            return NULL;
+        }
+    }
+    else {
+        Py_INCREF(out);
+        result = out;
+    }
+    if (PyArray_SIZE(upd) > 0) {
+        if (so_make_plan(&plan, kind, result, idx, upd, axis, NULL) < 0) {
+            Py_DECREF(result);
+            Py_DECREF(idx);
+            return NULL;
+        }
+        if (PyArray_SIZE(upd) >= SO_GIL_RELEASE_MIN) {
+            int nthreads = so_get_num_threads();
+            Py_BEGIN_ALLOW_THREADS
+            if (op == SO_NONE) so_dedup(&plan, kn.itemsize);
+            so_run_threaded(&plan, &kn, nthreads);
+            Py_END_ALLOW_THREADS
+        }
+        else {
+            so_run(&plan, &kn);
+        }
+        free(plan.win);
+    }
+    Py_DECREF(idx);
+    return (PyObject *)result;
+}
