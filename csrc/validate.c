@@ -47,8 +47,43 @@ first_bad_contiguous(const npy_intp *v, npy_intp n, npy_intp b, int aligned)
  * checked against it; with nbounds > 1 the last dim of idx has nbounds entries
  * and entry j is checked against bounds[j] (scatter_nd's index tuples).
  */
+static npy_intp find_bad(PyArrayObject *idx, const npy_intp *eff, const npy_intp *bounds,
+                         int nbounds);
+
+/* A dim with stride 0 (an expanded index) repeats the same values: check them
+ * once, then map the position found back to the full index space. */
 npy_intp
 so_find_bad_index(PyArrayObject *idx, const npy_intp *bounds, int nbounds)
+{
+    npy_intp eff[SO_MAXDIMS], pos, full = 0;
+    int d, nd = PyArray_NDIM(idx);
+    for (d = 0; d < nd; d++) {
+        int keep_apart = nbounds > 1 && d == nd - 1;
+        eff[d] = (PyArray_STRIDE(idx, d) == 0 && !keep_apart && PyArray_DIM(idx, d) > 0)
+                 ? 1 : PyArray_DIM(idx, d);
+    }
+    pos = find_bad(idx, eff, bounds, nbounds);
+    if (pos <= 0) {
+        return pos;
+    }
+    {
+        npy_intp coord[SO_MAXDIMS], mult = 1;
+        for (d = nd - 1; d >= 0; d--) {
+            coord[d] = pos % eff[d];
+            pos /= eff[d];
+        }
+        for (d = nd - 1; d >= 0; d--) {
+            full += coord[d] * mult;
+            mult *= PyArray_DIM(idx, d);
+        }
+    }
+    return full;
+}
+
+/* The first bad position in C order of the shape eff (idx's shape with
+ * expanded dims cut to 1). */
+static npy_intp
+find_bad(PyArrayObject *idx, const npy_intp *eff, const npy_intp *bounds, int nbounds)
 {
     npy_intp shape[SO_MAXDIMS], st[SO_MAXDIMS], cnt[SO_MAXDIMS];
     npy_intp n, s, pos = 0, i;
@@ -58,7 +93,7 @@ so_find_bad_index(PyArrayObject *idx, const npy_intp *bounds, int nbounds)
     /* Coalesce dims that step as one (C order is kept, so flat positions are
      * unchanged); with per-component bounds the last dim stays apart. */
     for (d = 0; d < PyArray_NDIM(idx); d++) {
-        npy_intp n_d = PyArray_DIM(idx, d), s_d = PyArray_STRIDE(idx, d);
+        npy_intp n_d = eff[d], s_d = PyArray_STRIDE(idx, d);
         int keep_apart = nbounds > 1 && d == PyArray_NDIM(idx) - 1;
         if (n_d == 1 && !keep_apart) {
             continue;
