@@ -11,6 +11,8 @@
  */
 #include "scatterops.h"
 
+#define SO_PREFETCH_AHEAD 8
+
 /* Offset of a group's destination in out (and in mask) from its index components. */
 static inline void
 dest_offsets(const so_plan *p, const char *pi, npy_intp *o_off, npy_intp *m_off)
@@ -109,7 +111,7 @@ run_row(const so_plan *p, const so_kernel *kn, char *o, const char *u, const cha
         gsi = p->gs_idx[g];
         gsm = p->gs_mask[g];
     }
-    if (p->bnd == 0 && gsi == 0) {
+    if (p->bnd == 0 && gsi == 0 && p->own_hi <= p->own_lo) {
         /* the index is the same along the row (an expanded index, as in graph
          * message passing): the row is one block at one destination */
         npy_intp oo, mo;
@@ -122,13 +124,29 @@ run_row(const so_plan *p, const so_kernel *kn, char *o, const char *u, const cha
         }
         return;
     }
-    if (p->bnd == 0 && p->k == 1 && m == NULL && kn->elem != NULL) {
+    if (p->bnd == 0 && p->k == 1 && m == NULL && kn->elem != NULL && p->own_hi <= p->own_lo) {
         /* one element per group (scatter_elements, element-wise scatter_nd/update) */
         kn->elem(o, gso, pi, gsi, p->isize[0], p->is_out[0], u, gsu, n, kn->itemsize);
         return;
     }
+    if (p->own_hi > p->own_lo) {
+        /* this thread owns the destinations whose first index is in [lo, hi) */
+        for (i = 0; i < n; i++) {
+            npy_intp oo, mo, v = so_wrap(so_load_intp(pi + i * gsi), p->isize[0]);
+            if (v < p->own_lo || v >= p->own_hi) continue;
+            dest_offsets(p, pi + i * gsi, &oo, &mo);
+            run_block(p, kn, o + i * gso + oo, u + i * gsu, m ? m + i * gsm + mo : NULL);
+        }
+        return;
+    }
     for (i = 0; i < n; i++) {
         npy_intp oo, mo;
+        if (i + SO_PREFETCH_AHEAD < n) {
+            /* the destination a few groups ahead is a cache miss to start now */
+            npy_intp fo, fm;
+            dest_offsets(p, pi + (i + SO_PREFETCH_AHEAD) * gsi, &fo, &fm);
+            __builtin_prefetch(o + (i + SO_PREFETCH_AHEAD) * gso + fo, 1);
+        }
         dest_offsets(p, pi + i * gsi, &oo, &mo);
         run_block(p, kn, o + i * gso + oo, u + i * gsu, m ? m + i * gsm + mo : NULL);
     }
@@ -232,7 +250,14 @@ task_main(void *arg)
     return NULL;
 }
 
-/* The dim to split: 0..gnd-1 a group dim, gnd+b a block dim, -1 none. */
+/* How to split: 0..gnd-1 a group dim, gnd+b a block dim, SO_SPLIT_OWNER by
+ * the first index component's value, -1 not at all.  A group dim that
+ * addresses out directly is best (each thread reads its own updates); then,
+ * for slices, ownership by destination (each thread scans all indices, which
+ * is cheap next to its slices, and reads only its own updates); then a block
+ * dim. */
+#define SO_SPLIT_OWNER (-2)
+
 static int
 split_dim(const so_plan *p, int nthreads)
 {
@@ -242,8 +267,11 @@ split_dim(const so_plan *p, int nthreads)
             return d;
         }
     }
+    if (p->bnd > 0 && p->k >= 1 && p->nwin < 0 && p->isize[0] >= nthreads) {
+        return SO_SPLIT_OWNER;
+    }
     for (d = 0; d < p->bnd; d++) {
-        if (p->bshape[d] >= nthreads) {
+        if (p->bs_out[d] != 0 && p->bshape[d] >= nthreads) {
             return p->gnd + d;
         }
     }
@@ -287,11 +315,12 @@ so_run_threaded(const so_plan *p, const so_kernel *kn, int nthreads)
         nthreads = (int)(work / SO_MIN_WORK_PER_THREAD);
     }
     dim = nthreads > 1 ? split_dim(p, nthreads) : -1;
-    if (dim < 0) {
+    if (dim == -1) {
         so_run(p, kn);
         return 1;
     }
-    extent = dim < p->gnd ? p->gshape[dim] : p->bshape[dim - p->gnd];
+    extent = dim == SO_SPLIT_OWNER ? p->isize[0]
+             : dim < p->gnd ? p->gshape[dim] : p->bshape[dim - p->gnd];
     tasks = malloc(sizeof *tasks * (size_t)nthreads);
     tids = malloc(sizeof *tids * (size_t)nthreads);
     started = calloc((size_t)nthreads, sizeof *started);
@@ -304,7 +333,13 @@ so_run_threaded(const so_plan *p, const so_kernel *kn, int nthreads)
         npy_intp lo = extent * t / nthreads, hi = extent * (t + 1) / nthreads;
         tasks[t].plan = *p;
         tasks[t].kn = kn;
-        narrow(&tasks[t].plan, dim, lo, hi);
+        if (dim == SO_SPLIT_OWNER) {
+            tasks[t].plan.own_lo = lo;
+            tasks[t].plan.own_hi = hi;
+        }
+        else {
+            narrow(&tasks[t].plan, dim, lo, hi);
+        }
     }
     for (t = 1; t < nthreads; t++) {
         started[t] = pthread_create(&tids[t], NULL, task_main, &tasks[t]) == 0;

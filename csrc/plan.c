@@ -52,6 +52,35 @@ add_block(so_plan *p, npy_intp n, npy_intp so, npy_intp su, npy_intp sm)
     p->bnd++;
 }
 
+/* Innermost group dims along which the index does not change (an expanded
+ * index, as in graph message passing) are block dims in disguise: the groups
+ * along them share one destination base.  Moving them into the block keeps the
+ * C order of the walk and lets the kernels run over whole rows. */
+static void
+fold_constant_index_dims(so_plan *p)
+{
+    while (p->gnd > 0 && p->gs_idx[p->gnd - 1] == 0) {
+        int g = --p->gnd, b;
+        npy_intp n = p->gshape[g], so = p->gs_out[g], su = p->gs_upd[g], sm = p->gs_mask[g];
+        if (p->bnd > 0 && so == p->bshape[0] * p->bs_out[0] && su == p->bshape[0] * p->bs_upd[0]
+                && sm == p->bshape[0] * p->bs_mask[0]) {
+            p->bshape[0] *= n;
+            continue;
+        }
+        for (b = p->bnd; b > 0; b--) {
+            p->bshape[b] = p->bshape[b - 1];
+            p->bs_out[b] = p->bs_out[b - 1];
+            p->bs_upd[b] = p->bs_upd[b - 1];
+            p->bs_mask[b] = p->bs_mask[b - 1];
+        }
+        p->bshape[0] = n;
+        p->bs_out[0] = so;
+        p->bs_upd[0] = su;
+        p->bs_mask[0] = sm;
+        p->bnd++;
+    }
+}
+
 int
 so_make_plan(so_plan *p, int kind, PyArrayObject *out, PyArrayObject *idx,
              PyArrayObject *upd, int axis, PyArrayObject *mask)
@@ -69,6 +98,7 @@ so_make_plan(so_plan *p, int kind, PyArrayObject *out, PyArrayObject *idx,
     p->gnd = p->bnd = 0;
     p->nwin = -1;
     p->win = NULL;
+    p->own_lo = p->own_hi = 0;
     p->out = PyArray_BYTES(out);
     p->upd = PyArray_BYTES(upd);
     p->idx = PyArray_BYTES(idx);
@@ -146,5 +176,9 @@ so_make_plan(so_plan *p, int kind, PyArrayObject *out, PyArrayObject *idx,
     else {
         return shape_error("kind");
     }
+    if (p->gnd + p->bnd > SO_MAXDIMS) {
+        return shape_error("too many dims");
+    }
+    fold_constant_index_dims(p);
     return 0;
 }

@@ -75,6 +75,10 @@ typedef struct {
      * win[2w + 1] (updates offset), w < nwin: the visible writes only. */
     npy_intp nwin;
     npy_intp *win;
+
+    /* engine.c, threads: with own_hi > own_lo, only groups whose first index
+     * component (wrapped) lies in [own_lo, own_hi) are applied. */
+    npy_intp own_lo, own_hi;
 } so_plan;
 
 /* plan.c: fills *p, or sets a Python exception and returns -1. */
