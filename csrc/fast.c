@@ -117,7 +117,7 @@ so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyArray_Descr *id = PyArray_DESCR(i0);
         int tn = id->type_num;
         if (!PyArray_ISNBO(id->byteorder) || PyArray_NDIM(i0) > SO_MAXDIMS) NOT_HANDLED();
-        if (tn == NPY_INTP) {
+        if (PyTypeNum_ISSIGNED(tn) && PyDataType_ELSIZE(id) == (npy_intp)sizeof(npy_intp)) {
             Py_INCREF(i0);
             idx = i0;
         }

@@ -33,7 +33,8 @@ static int
 check_indices_array(PyArrayObject *idx)
 {
     PyArray_Descr *d = PyArray_DESCR(idx);
-    if (d->type_num != NPY_INTP || !PyArray_ISNBO(d->byteorder)) {
+    if (!PyTypeNum_ISSIGNED(d->type_num) || PyDataType_ELSIZE(d) != (npy_intp)sizeof(npy_intp) ||
+            !PyArray_ISNBO(d->byteorder)) {
         PyErr_SetString(PyExc_TypeError, "scatterops._core: indices must be native intp");
         return -1;
     }
@@ -183,7 +184,8 @@ so_mean_finish_py(PyObject *self, PyObject *args)
                           &counts, &include_self)) {
         return NULL;
     }
-    if (PyArray_TYPE(counts) != NPY_INTP || !PyArray_ISNBO(PyArray_DESCR(counts)->byteorder) ||
+    if (!PyTypeNum_ISSIGNED(PyArray_TYPE(counts)) ||
+        PyArray_ITEMSIZE(counts) != (npy_intp)sizeof(npy_intp) || !PyArray_ISNBO(PyArray_DESCR(counts)->byteorder) ||
         !PyArray_SAMESHAPE(out, counts) || !PyArray_ISWRITEABLE(out) ||
         PyArray_NDIM(out) > SO_MAXDIMS) {
         PyErr_SetString(PyExc_ValueError, "scatterops._core: mean_finish needs writeable out "

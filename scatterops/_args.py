@@ -121,7 +121,8 @@ def _as_intp(indices: np.ndarray) -> np.ndarray:
 def _updates(func: str, updates, data: np.ndarray, shape: tuple, what: str) -> np.ndarray:
     updates = _asarray(func, "updates", updates)
     if updates.dtype != data.dtype:
-        if not np.can_cast(updates.dtype, data.dtype, casting="same_kind"):
+        # an empty updates (``[]`` is float64) has no value to cast
+        if updates.size and not np.can_cast(updates.dtype, data.dtype, casting="same_kind"):
             raise TypeError(f"{func}: updates of dtype {updates.dtype} cannot be cast to data's "
                             f"dtype {data.dtype} under the 'same_kind' rule")
         updates = updates.astype(data.dtype)
@@ -167,10 +168,10 @@ def reduction_defined(reduction: str, dtype: np.dtype) -> bool:
 
 def check_reduction(func: str, reduction: str, dtype: np.dtype) -> None:
     if not reduction_defined(reduction, dtype):
-        what = ("a sum and a division" if reduction == "mean"
-                else f"a numpy.{UFUNCS[reduction].__name__} loop")
+        what = ("NumPy has no add loop or no division rule for it" if reduction == "mean"
+                else f"NumPy has no numpy.{UFUNCS[reduction].__name__} loop for it")
         raise TypeError(f"{func}: reduction={reduction!r} is not defined for dtype {dtype} "
-                        f"(NumPy has no {what} for it)")
+                        f"({what})")
 
 
 def _bad_index_error(func: str, original: np.ndarray, pos: tuple, axis: int, size: int):
@@ -250,8 +251,9 @@ def check(func: str, data, indices, updates, axis, reduction, include_self, out,
                 raise _bad_index_error(func, original, multi, ax, data.shape[ax])
             raise _bad_index_error(func, original, multi, axis, data.shape[axis])
 
-    if out is not None and out is not data:
-        # the result must be as if updates and indices were copied first
+    if out is not None:
+        # the result must be as if updates and indices were copied first (in place
+        # too: indices may be a view of data)
         if np.may_share_memory(out, updates):
             updates = updates.copy()
         if np.may_share_memory(out, idx):
