@@ -1,0 +1,1 @@
+"""Benchmarks for scatterops: ``python -m benchmarks`` (see ``benchmarks/run.py``)."""
