@@ -114,7 +114,7 @@ def _as_intp(indices: np.ndarray) -> np.ndarray:
         return indices
     if indices.dtype.kind == "u" and indices.dtype.itemsize >= np.dtype(np.intp).itemsize \
             and indices.size and indices.max() > _INTP_MAX:
-        indices = np.minimum(indices, np.array(_INTP_MAX, indices.dtype))
+        indices = np.asarray(np.minimum(indices, np.array(_INTP_MAX, indices.dtype)))
     return indices.astype(np.intp)
 
 
