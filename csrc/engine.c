@@ -316,8 +316,11 @@ so_run_threaded(const so_plan *p, const so_kernel *kn, int nthreads)
     }
     dim = nthreads > 1 ? split_dim(p, nthreads) : -1;
     if (dim == -1) {
-        so_run(p, kn);
-        return 1;
+        int team = so_run_partitioned(p, kn, nthreads);
+        if (team == 0) {
+            so_run(p, kn);
+        }
+        return team ? team : 1;
     }
     extent = dim == SO_SPLIT_OWNER ? p->isize[0]
              : dim < p->gnd ? p->gshape[dim] : p->bshape[dim - p->gnd];

@@ -14,6 +14,9 @@
 #include "scatterops.h"
 #include <numpy/halffloat.h>
 
+/* how many elements ahead the element kernels prefetch their destination */
+#define SO_ELEM_AHEAD 16
+
 typedef struct { float r, i; } so_c64;
 typedef struct { double r, i; } so_c128;
 
@@ -131,6 +134,10 @@ NAME##_##OP##_elem(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp 
         for (i = 0; i < n; i++) {                                                     \
             npy_intp j = so_wrap(so_load_intp(idx + i * sizeof(npy_intp)), size);     \
             char *p = o + j * aos;                                                    \
+            if (i + SO_ELEM_AHEAD < n) {                                              \
+                npy_intp jf = so_load_intp(idx + (i + SO_ELEM_AHEAD) * sizeof(npy_intp)); \
+                __builtin_prefetch(o + so_wrap(jf, size) * aos, 1);                   \
+            }                                                                         \
             memcpy(&x, p, sizeof(T));                                                 \
             memcpy(&y, u + i * sizeof(T), sizeof(T));                                 \
             x = NAME##_##OP(x, y);                                                    \
@@ -148,9 +155,28 @@ NAME##_##OP##_elem(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp 
     }                                                                                 \
 }
 
+#define DEFINE_PAIRS(NAME, T, OP)                                                     \
+static void                                                                           \
+NAME##_##OP##_pairs(char *o, const char *u, const npy_intp *pr, npy_intp n, npy_intp isz) \
+{                                                                                     \
+    npy_intp i;                                                                       \
+    T x, y;                                                                           \
+    for (i = 0; i < n; i++) {                                                         \
+        char *p = o + pr[2 * i];                                                      \
+        if (i + SO_ELEM_AHEAD < n) {                                                  \
+            __builtin_prefetch(o + pr[2 * (i + SO_ELEM_AHEAD)], 1);                   \
+        }                                                                             \
+        memcpy(&x, p, sizeof(T));                                                     \
+        memcpy(&y, u + pr[2 * i + 1], sizeof(T));                                     \
+        x = NAME##_##OP(x, y);                                                        \
+        memcpy(p, &x, sizeof(T));                                                     \
+    }                                                                                 \
+}
+
+#define DEFINE_ONE(NAME, T, OP) DEFINE_KERNELS(NAME, T, OP) DEFINE_PAIRS(NAME, T, OP)
 #define DEFINE_ALL(NAME, T)                                                           \
-    DEFINE_KERNELS(NAME, T, add) DEFINE_KERNELS(NAME, T, sub)                         \
-    DEFINE_KERNELS(NAME, T, mul) DEFINE_KERNELS(NAME, T, max) DEFINE_KERNELS(NAME, T, min)
+    DEFINE_ONE(NAME, T, add) DEFINE_ONE(NAME, T, sub)                                 \
+    DEFINE_ONE(NAME, T, mul) DEFINE_ONE(NAME, T, max) DEFINE_ONE(NAME, T, min)
 
 /* The one table of dtypes: X(name, C type). Type numbers are folded by
  * kind and size in so_reduce_kernel, so int/long/longlong all land on one row. */
@@ -170,15 +196,16 @@ NAME##_##OP##_elem(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp 
     X(c128, so_c128)
 
 SO_NUMERIC_TYPES(DEFINE_ALL)
-DEFINE_KERNELS(b, npy_bool, add)
-DEFINE_KERNELS(b, npy_bool, mul)
-DEFINE_KERNELS(b, npy_bool, max)
-DEFINE_KERNELS(b, npy_bool, min)
-DEFINE_KERNELS(cnt, npy_intp, count)
+DEFINE_ONE(b, npy_bool, add)
+DEFINE_ONE(b, npy_bool, mul)
+DEFINE_ONE(b, npy_bool, max)
+DEFINE_ONE(b, npy_bool, min)
+DEFINE_ONE(cnt, npy_intp, count)
 
 typedef struct {
     so_block_fn block[SO_NOPS];
     so_elem_fn elem[SO_NOPS];
+    so_pairs_fn pairs[SO_NOPS];
 } so_row;
 
 #define ROW(NAME, T)                                                                  \
@@ -186,11 +213,14 @@ typedef struct {
         {NULL, NAME##_add_block, NAME##_sub_block, NAME##_mul_block,                  \
          NAME##_max_block, NAME##_min_block, NULL},                                   \
         {NULL, NAME##_add_elem, NAME##_sub_elem, NAME##_mul_elem,                     \
-         NAME##_max_elem, NAME##_min_elem, NULL}};
+         NAME##_max_elem, NAME##_min_elem, NULL},                                     \
+        {NULL, NAME##_add_pairs, NAME##_sub_pairs, NAME##_mul_pairs,                  \
+         NAME##_max_pairs, NAME##_min_pairs, NULL}};
 SO_NUMERIC_TYPES(ROW)
 static const so_row row_b = {
     {NULL, b_add_block, NULL, b_mul_block, b_max_block, b_min_block, NULL},
-    {NULL, b_add_elem, NULL, b_mul_elem, b_max_elem, b_min_elem, NULL}};
+    {NULL, b_add_elem, NULL, b_mul_elem, b_max_elem, b_min_elem, NULL},
+    {NULL, b_add_pairs, NULL, b_mul_pairs, b_max_pairs, b_min_pairs, NULL}};
 
 /* Type characters with typed kernels (native byte order): Python routes the
  * others to the generic path. */
@@ -235,9 +265,11 @@ so_reduce_kernel(so_kernel *kn, PyArray_Descr *descr, int op)
 {
     const so_row *row;
     if (op == SO_COUNT) {
-        if (descr->type_num != NPY_INTP) return 0;
+        if (!PyTypeNum_ISSIGNED(descr->type_num) ||
+            PyDataType_ELSIZE(descr) != (npy_intp)sizeof(npy_intp)) return 0;
         kn->block = cnt_count_block;
         kn->elem = cnt_count_elem;
+        kn->pairs = cnt_count_pairs;
         kn->itemsize = sizeof(npy_intp);
         kn->needs_gil = 0;
         return 1;
@@ -251,6 +283,7 @@ so_reduce_kernel(so_kernel *kn, PyArray_Descr *descr, int op)
     }
     kn->block = row->block[op];
     kn->elem = row->elem[op];
+    kn->pairs = row->pairs[op];
     kn->itemsize = PyDataType_ELSIZE(descr);
     kn->needs_gil = 0;
     return 1;

@@ -1,0 +1,153 @@
+"""Threads: results are bit-identical for every thread count, the thread count is
+set as API.md says, and the module works in a child made by os.fork()."""
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import scatterops as so
+
+
+@pytest.fixture
+def restore_threads():
+    before = so.get_num_threads()
+    yield
+    so.set_num_threads(before)
+
+
+def _large_calls():
+    """Calls big enough to be split, one for each way the C core splits work."""
+    rng = np.random.default_rng(42)
+    calls = []
+    # a group dim that addresses out (scatter_update's leading dims)
+    data = rng.standard_normal((64, 50, 40)).astype(np.float32)
+    idx = rng.integers(-50, 50, (30,))
+    upd = rng.standard_normal((64, 30, 40)).astype(np.float32)
+    for red in ("none", "add", "max", "mean"):
+        calls.append(("update-" + red, so.scatter_update, (data, idx, upd),
+                      dict(axis=1, reduction=red)))
+    # slices owned by destination (expanded row index, as in message passing)
+    rows = rng.integers(-2000, 2000, 40000)
+    x = rng.standard_normal((2000, 16)).astype(np.float32)
+    msg = rng.standard_normal((40000, 16)).astype(np.float32)
+    ei = np.broadcast_to(rows[:, None], msg.shape)
+    for red in ("none", "add", "max", "mean", "mul"):
+        calls.append(("rows-" + red, so.scatter_elements, (x, ei, msg), dict(axis=0, reduction=red)))
+    calls.append(("rows-add-noself", so.scatter_elements, (x, ei, msg),
+                  dict(axis=0, reduction="add", include_self=False)))
+    # element-wise scatter_nd (partitioned), many duplicates
+    d1 = np.zeros(5000, np.float32)
+    i1 = rng.integers(-5000, 5000, (400000, 1))
+    u1 = rng.standard_normal(400000).astype(np.float32)
+    for red in ("none", "add", "min", "sub"):
+        calls.append(("elem-" + red, so.scatter_nd, (d1, i1, u1), dict(reduction=red)))
+    d16 = np.zeros(3000, np.float16)
+    calls.append(("elem-f16-add", so.scatter_nd, (d16, i1 % 3000, u1.astype(np.float16)),
+                  dict(reduction="add")))
+    # a block dim split (scatter_nd slices, k < r)
+    d2 = rng.standard_normal((40, 3000)).astype(np.float64)
+    i2 = rng.integers(0, 40, (100, 1))
+    u2 = rng.standard_normal((100, 3000))
+    calls.append(("slices-add", so.scatter_nd, (d2, i2, u2), dict(reduction="add")))
+    calls.append(("slices-none", so.scatter_nd, (d2, i2, u2), dict(reduction="none")))
+    return calls
+
+
+@pytest.mark.parametrize("name,func,args,kwargs", _large_calls(), ids=lambda v: v if isinstance(v, str) else "")
+def test_results_bit_identical_for_1_2_3_threads(name, func, args, kwargs, restore_threads):
+    results = []
+    for n in (1, 2, 3):
+        so.set_num_threads(n)
+        results.append(func(*args, **kwargs))
+        # in place as well
+        out = np.array(args[0], copy=True)
+        func(*args, **kwargs, out=out)
+        assert out.tobytes() == results[-1].tobytes()
+    assert results[0].tobytes() == results[1].tobytes() == results[2].tobytes()
+
+
+def test_threaded_add_equals_ufunc_at(restore_threads):
+    rng = np.random.default_rng(7)
+    d = rng.standard_normal(10000).astype(np.float32)
+    i = rng.integers(0, 10000, 500000)
+    u = rng.standard_normal(500000).astype(np.float32)
+    expected = d.copy()
+    np.add.at(expected, i, u)
+    for n in (1, 2, 3):
+        so.set_num_threads(n)
+        assert so.scatter_nd(d, i[:, None], u, reduction="add").tobytes() == expected.tobytes()
+
+
+def test_set_get_num_threads(restore_threads):
+    so.set_num_threads(3)
+    assert so.get_num_threads() == 3
+    so.set_num_threads(np.int64(1))
+    assert so.get_num_threads() == 1
+    for bad, exc in ((0, ValueError), (-2, ValueError), (True, TypeError), (1.5, TypeError),
+                     ("2", TypeError)):
+        with pytest.raises(exc, match="set_num_threads"):
+            so.set_num_threads(bad)
+    assert so.get_num_threads() == 1
+
+
+def _child_threads(env_value):
+    env = dict(os.environ)
+    env["SCATTEROPS_NUM_THREADS"] = env_value
+    code = "import scatterops; print(scatterops.get_num_threads())"
+    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True)
+    return int(res.stdout.strip()), res.stderr
+
+
+def test_environment_variable_sets_threads():
+    assert _child_threads("3")[0] == 3
+    n, err = _child_threads("lots")
+    assert n >= 1 and "SCATTEROPS_NUM_THREADS" in err
+
+
+def test_default_is_the_cpus_this_process_may_use():
+    env = {k: v for k, v in os.environ.items() if k != "SCATTEROPS_NUM_THREADS"}
+    code = "import os, scatterops; print(scatterops.get_num_threads(), len(os.sched_getaffinity(0)))"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[0] == out[1]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_works_in_a_child_after_fork(restore_threads):
+    so.set_num_threads(2)
+    name, func, args, kwargs = _large_calls()[5]          # rows-add: threaded
+    expected = func(*args, **kwargs)
+    pid = os.fork()
+    if pid == 0:                                          # the child
+        code = 1
+        try:
+            got = func(*args, **kwargs)
+            code = 0 if got.tobytes() == expected.tobytes() else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+def test_calls_from_many_python_threads_match_sequential_calls(restore_threads):
+    so.set_num_threads(2)
+    calls = _large_calls()[:8]
+    expected = [func(*args, **kwargs).tobytes() for _, func, args, kwargs in calls]
+    failures = []
+
+    def run(k):
+        for _ in range(3):
+            for j, (_, func, args, kwargs) in enumerate(calls):
+                if func(*args, **kwargs).tobytes() != expected[j]:
+                    failures.append((k, j))
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
