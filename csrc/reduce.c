@@ -45,10 +45,14 @@ static inline npy_bool b_mul(npy_bool x, npy_bool y) { return (npy_bool)(x && y)
 static inline npy_bool b_max(npy_bool x, npy_bool y) { return (npy_bool)(x || y); }
 static inline npy_bool b_min(npy_bool x, npy_bool y) { return (npy_bool)(x && y); }
 
+/* NaN payloads: NumPy's loops give the first operand's NaN when both are NaN
+ * (x86 returns its first source operand), but a compiler may swap the operands
+ * of a commutative + or *.  add/mul below pin the order: a NaN x gives x (made
+ * quiet by x + x), otherwise the result of x op y, whichever NaN it carries. */
 #define FLOAT_OPS(NAME, T)                                                            \
-static inline T NAME##_add(T x, T y) { return x + y; }                                \
+static inline T NAME##_add(T x, T y) { return x != x ? x + x : x + y; }               \
 static inline T NAME##_sub(T x, T y) { return x - y; }                                \
-static inline T NAME##_mul(T x, T y) { return x * y; }                                \
+static inline T NAME##_mul(T x, T y) { return x != x ? x * x : x * y; }               \
 static inline T NAME##_max(T x, T y) { return (x > y || x != x) ? x : y; }            \
 static inline T NAME##_min(T x, T y) { return (x < y || x != x) ? x : y; }
 
@@ -56,9 +60,9 @@ FLOAT_OPS(f32, npy_float)
 FLOAT_OPS(f64, npy_double)
 
 #define HF(x) npy_half_to_float(x)
-static inline npy_half f16_add(npy_half x, npy_half y) { return npy_float_to_half(HF(x) + HF(y)); }
+static inline npy_half f16_add(npy_half x, npy_half y) { return npy_float_to_half(f32_add(HF(x), HF(y))); }
 static inline npy_half f16_sub(npy_half x, npy_half y) { return npy_float_to_half(HF(x) - HF(y)); }
-static inline npy_half f16_mul(npy_half x, npy_half y) { return npy_float_to_half(HF(x) * HF(y)); }
+static inline npy_half f16_mul(npy_half x, npy_half y) { return npy_float_to_half(f32_mul(HF(x), HF(y))); }
 static inline npy_half f16_max(npy_half x, npy_half y)
 {
     float a = HF(x), b = HF(y);
@@ -71,14 +75,14 @@ static inline npy_half f16_min(npy_half x, npy_half y)
 }
 #undef HF
 
-#define CPLX_OPS(NAME, T)                                                             \
-static inline T NAME##_add(T x, T y) { T z; z.r = x.r + y.r; z.i = x.i + y.i; return z; } \
+#define CPLX_OPS(NAME, T, R)                                                          \
+static inline T NAME##_add(T x, T y) { T z; z.r = R##_add(x.r, y.r); z.i = R##_add(x.i, y.i); return z; } \
 static inline T NAME##_sub(T x, T y) { T z; z.r = x.r - y.r; z.i = x.i - y.i; return z; } \
 static inline T NAME##_mul(T x, T y)                                                  \
 {                                                                                     \
     T z;                                                                              \
-    z.r = x.r * y.r - x.i * y.i;                                                      \
-    z.i = x.r * y.i + x.i * y.r;                                                      \
+    z.r = R##_mul(x.r, y.r) - R##_mul(x.i, y.i);                                      \
+    z.i = R##_add(R##_mul(x.r, y.i), R##_mul(x.i, y.r));                              \
     return z;                                                                         \
 }                                                                                     \
 static inline T NAME##_max(T x, T y)                                                  \
@@ -92,8 +96,8 @@ static inline T NAME##_min(T x, T y)                                            
     return (x.r != x.r || x.i != x.i || le) ? x : y;                                  \
 }
 
-CPLX_OPS(c64, so_c64)
-CPLX_OPS(c128, so_c128)
+CPLX_OPS(c64, so_c64, f32)
+CPLX_OPS(c128, so_c128, f64)
 
 /* Counting hits for mean: the "out" array is npy_intp counts, updates unread. */
 static inline npy_intp cnt_count(npy_intp x, npy_intp y) { (void)y; return x + 1; }
@@ -173,7 +177,33 @@ NAME##_##OP##_pairs(char *o, const char *u, const npy_intp *pr, npy_intp n, npy_
     }                                                                                 \
 }
 
-#define DEFINE_ONE(NAME, T, OP) DEFINE_KERNELS(NAME, T, OP) DEFINE_PAIRS(NAME, T, OP)
+#define DEFINE_OWNED(NAME, T, OP)                                                     \
+static void                                                                           \
+NAME##_##OP##_owned(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp size, \
+                    npy_intp aos, const char *u, npy_intp us, npy_intp n, npy_intp lo, \
+                    npy_intp hi, char *dummy)                                         \
+{                                                                                     \
+    npy_intp i;                                                                       \
+    T x, y;                                                                           \
+    const npy_uintp span = (npy_uintp)(hi - lo);                                      \
+    for (i = 0; i < n; i++) {                                                         \
+        npy_intp j = so_wrap(so_load_intp(idx + i * is), size);                       \
+        char *p = ((npy_uintp)(j - lo) < span) ? o + i * os + j * aos : dummy;        \
+        if (i + SO_ELEM_AHEAD < n) {                                                  \
+            npy_intp jf = so_wrap(so_load_intp(idx + (i + SO_ELEM_AHEAD) * is), size);\
+            if ((npy_uintp)(jf - lo) < span) {                                        \
+                __builtin_prefetch(o + (i + SO_ELEM_AHEAD) * os + jf * aos, 1);       \
+            }                                                                         \
+        }                                                                             \
+        memcpy(&x, p, sizeof(T));                                                     \
+        memcpy(&y, u + i * us, sizeof(T));                                            \
+        x = NAME##_##OP(x, y);                                                        \
+        memcpy(p, &x, sizeof(T));                                                     \
+    }                                                                                 \
+}
+
+#define DEFINE_ONE(NAME, T, OP) DEFINE_KERNELS(NAME, T, OP) DEFINE_PAIRS(NAME, T, OP) \
+    DEFINE_OWNED(NAME, T, OP)
 #define DEFINE_ALL(NAME, T)                                                           \
     DEFINE_ONE(NAME, T, add) DEFINE_ONE(NAME, T, sub)                                 \
     DEFINE_ONE(NAME, T, mul) DEFINE_ONE(NAME, T, max) DEFINE_ONE(NAME, T, min)
@@ -206,6 +236,7 @@ typedef struct {
     so_block_fn block[SO_NOPS];
     so_elem_fn elem[SO_NOPS];
     so_pairs_fn pairs[SO_NOPS];
+    so_owned_fn owned[SO_NOPS];
 } so_row;
 
 #define ROW(NAME, T)                                                                  \
@@ -215,12 +246,15 @@ typedef struct {
         {NULL, NAME##_add_elem, NAME##_sub_elem, NAME##_mul_elem,                     \
          NAME##_max_elem, NAME##_min_elem, NULL},                                     \
         {NULL, NAME##_add_pairs, NAME##_sub_pairs, NAME##_mul_pairs,                  \
-         NAME##_max_pairs, NAME##_min_pairs, NULL}};
+         NAME##_max_pairs, NAME##_min_pairs, NULL},                                   \
+        {NULL, NAME##_add_owned, NAME##_sub_owned, NAME##_mul_owned,                  \
+         NAME##_max_owned, NAME##_min_owned, NULL}};
 SO_NUMERIC_TYPES(ROW)
 static const so_row row_b = {
     {NULL, b_add_block, NULL, b_mul_block, b_max_block, b_min_block, NULL},
     {NULL, b_add_elem, NULL, b_mul_elem, b_max_elem, b_min_elem, NULL},
-    {NULL, b_add_pairs, NULL, b_mul_pairs, b_max_pairs, b_min_pairs, NULL}};
+    {NULL, b_add_pairs, NULL, b_mul_pairs, b_max_pairs, b_min_pairs, NULL},
+    {NULL, b_add_owned, NULL, b_mul_owned, b_max_owned, b_min_owned, NULL}};
 
 /* Type characters with typed kernels (native byte order): Python routes the
  * others to the generic path. */
@@ -270,6 +304,7 @@ so_reduce_kernel(so_kernel *kn, PyArray_Descr *descr, int op)
         kn->block = cnt_count_block;
         kn->elem = cnt_count_elem;
         kn->pairs = cnt_count_pairs;
+        kn->owned = cnt_count_owned;
         kn->itemsize = sizeof(npy_intp);
         kn->needs_gil = 0;
         return 1;
@@ -284,6 +319,7 @@ so_reduce_kernel(so_kernel *kn, PyArray_Descr *descr, int op)
     kn->block = row->block[op];
     kn->elem = row->elem[op];
     kn->pairs = row->pairs[op];
+    kn->owned = row->owned[op];
     kn->itemsize = PyDataType_ELSIZE(descr);
     kn->needs_gil = 0;
     return 1;
