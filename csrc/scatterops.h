@@ -52,10 +52,20 @@ typedef void (*so_elem_fn)(char *o, npy_intp os, const char *idx, npy_intp is,
 typedef void (*so_pairs_fn)(char *o, const char *u, const npy_intp *pr, npy_intp n,
                             npy_intp isz);
 
+/*
+ * owned(o, os, idx, is, size, aos, u, us, n, lo, hi, dummy): elem restricted to
+ * destinations whose index lies in [lo, hi); the others are applied to *dummy
+ * (scratch of one item) instead, so the loop has no branch to mispredict.
+ */
+typedef void (*so_owned_fn)(char *o, npy_intp os, const char *idx, npy_intp is,
+                            npy_intp size, npy_intp aos, const char *u, npy_intp us,
+                            npy_intp n, npy_intp lo, npy_intp hi, char *dummy);
+
 typedef struct {
     so_block_fn block;
     so_elem_fn elem;      /* may be NULL: the engine then calls block per element */
     so_pairs_fn pairs;    /* may be NULL: no partitioned run */
+    so_owned_fn owned;    /* may be NULL: no split of element-wise walks */
     npy_intp itemsize;
     int needs_gil;        /* object dtype: reference counts need the GIL */
 } so_kernel;
