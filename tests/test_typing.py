@@ -1,0 +1,47 @@
+"""Typing: the stubs (scatterops/__init__.pyi, py.typed) let mypy --strict accept
+user code calling the API, and reject a call it should reject."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+pytest.importorskip("mypy")
+
+GOOD = textwrap.dedent("""
+    import numpy as np
+    import numpy.typing as npt
+    import scatterops as so
+
+    data: npt.NDArray[np.float32] = np.zeros((3, 4), np.float32)
+    same: npt.NDArray[np.float32] = so.scatter_update(data, [0, 2], 1.0, axis=1, out=data)
+    new = so.scatter_nd(data, [[1]], np.ones(4), reduction="add")
+    el = so.scatter_elements(data, np.zeros((1, 4), np.int64), 2.0, axis=0, reduction="max",
+                             include_self=False)
+    so.set_num_threads(2)
+    n: int = so.get_num_threads()
+    print(same.shape, new.sum(), el.dtype, n, so.__version__)
+""")
+BAD = GOOD + 'so.scatter_nd(data, [[1]], 1.0, reduction="average")\n'
+
+
+def _mypy(tmp_path, code):
+    path = tmp_path / "user.py"
+    path.write_text(code)
+    import scatterops
+    root = os.path.dirname(os.path.dirname(scatterops.__file__))
+    env = dict(os.environ, MYPYPATH=root)
+    return subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
+                           "--cache-dir", str(tmp_path / "cache"), str(path)],
+                          capture_output=True, text=True, env=env, cwd=tmp_path)
+
+
+def test_mypy_strict_accepts_user_code(tmp_path):
+    res = _mypy(tmp_path, GOOD)
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_mypy_strict_rejects_an_unknown_reduction(tmp_path):
+    res = _mypy(tmp_path, BAD)
+    assert res.returncode == 1 and "reduction" in res.stdout, res.stdout + res.stderr
