@@ -40,21 +40,6 @@ assign_elem_##N(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp siz
     }                                                                               \
 }
 
-#define DEFINE_ASSIGN_PAIRS(N)                                                      \
-static void                                                                         \
-assign_pairs_##N(char *o, const char *u, const npy_intp *pr, npy_intp n, npy_intp isz) \
-{                                                                                   \
-    npy_intp i;                                                                     \
-    for (i = 0; i < n; i++) {                                                       \
-        memcpy(o + pr[2 * i], u + pr[2 * i + 1], N);                                \
-    }                                                                               \
-}
-DEFINE_ASSIGN_PAIRS(1)
-DEFINE_ASSIGN_PAIRS(2)
-DEFINE_ASSIGN_PAIRS(4)
-DEFINE_ASSIGN_PAIRS(8)
-DEFINE_ASSIGN_PAIRS(16)
-
 DEFINE_ASSIGN(1)
 DEFINE_ASSIGN(2)
 DEFINE_ASSIGN(4)
@@ -127,19 +112,17 @@ so_assign_kernel(so_kernel *kn, npy_intp itemsize, int is_object)
 {
     kn->itemsize = itemsize;
     kn->needs_gil = is_object;
-    kn->pairs = NULL;
-    kn->owned = NULL;
     if (is_object) {
         kn->block = assign_block_object;
         kn->elem = assign_elem_object;
         return;
     }
     switch (itemsize) {
-        case 1:  kn->block = assign_block_1;  kn->elem = assign_elem_1;  kn->pairs = assign_pairs_1; break;
-        case 2:  kn->block = assign_block_2;  kn->elem = assign_elem_2;  kn->pairs = assign_pairs_2; break;
-        case 4:  kn->block = assign_block_4;  kn->elem = assign_elem_4;  kn->pairs = assign_pairs_4; break;
-        case 8:  kn->block = assign_block_8;  kn->elem = assign_elem_8;  kn->pairs = assign_pairs_8; break;
-        case 16: kn->block = assign_block_16; kn->elem = assign_elem_16; kn->pairs = assign_pairs_16; break;
+        case 1:  kn->block = assign_block_1;  kn->elem = assign_elem_1;  break;
+        case 2:  kn->block = assign_block_2;  kn->elem = assign_elem_2;  break;
+        case 4:  kn->block = assign_block_4;  kn->elem = assign_elem_4;  break;
+        case 8:  kn->block = assign_block_8;  kn->elem = assign_elem_8;  break;
+        case 16: kn->block = assign_block_16; kn->elem = assign_elem_16; break;
         default: kn->block = assign_block_any; kn->elem = assign_elem_any; break;
     }
 }

@@ -159,51 +159,7 @@ NAME##_##OP##_elem(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp 
     }                                                                                 \
 }
 
-#define DEFINE_PAIRS(NAME, T, OP)                                                     \
-static void                                                                           \
-NAME##_##OP##_pairs(char *o, const char *u, const npy_intp *pr, npy_intp n, npy_intp isz) \
-{                                                                                     \
-    npy_intp i;                                                                       \
-    T x, y;                                                                           \
-    for (i = 0; i < n; i++) {                                                         \
-        char *p = o + pr[2 * i];                                                      \
-        if (i + SO_ELEM_AHEAD < n) {                                                  \
-            __builtin_prefetch(o + pr[2 * (i + SO_ELEM_AHEAD)], 1);                   \
-        }                                                                             \
-        memcpy(&x, p, sizeof(T));                                                     \
-        memcpy(&y, u + pr[2 * i + 1], sizeof(T));                                     \
-        x = NAME##_##OP(x, y);                                                        \
-        memcpy(p, &x, sizeof(T));                                                     \
-    }                                                                                 \
-}
-
-#define DEFINE_OWNED(NAME, T, OP)                                                     \
-static void                                                                           \
-NAME##_##OP##_owned(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp size, \
-                    npy_intp aos, const char *u, npy_intp us, npy_intp n, npy_intp lo, \
-                    npy_intp hi, char *dummy)                                         \
-{                                                                                     \
-    npy_intp i;                                                                       \
-    T x, y;                                                                           \
-    const npy_uintp span = (npy_uintp)(hi - lo);                                      \
-    for (i = 0; i < n; i++) {                                                         \
-        npy_intp j = so_wrap(so_load_intp(idx + i * is), size);                       \
-        char *p = ((npy_uintp)(j - lo) < span) ? o + i * os + j * aos : dummy;        \
-        if (i + SO_ELEM_AHEAD < n) {                                                  \
-            npy_intp jf = so_wrap(so_load_intp(idx + (i + SO_ELEM_AHEAD) * is), size);\
-            if ((npy_uintp)(jf - lo) < span) {                                        \
-                __builtin_prefetch(o + (i + SO_ELEM_AHEAD) * os + jf * aos, 1);       \
-            }                                                                         \
-        }                                                                             \
-        memcpy(&x, p, sizeof(T));                                                     \
-        memcpy(&y, u + i * us, sizeof(T));                                            \
-        x = NAME##_##OP(x, y);                                                        \
-        memcpy(p, &x, sizeof(T));                                                     \
-    }                                                                                 \
-}
-
-#define DEFINE_ONE(NAME, T, OP) DEFINE_KERNELS(NAME, T, OP) DEFINE_PAIRS(NAME, T, OP) \
-    DEFINE_OWNED(NAME, T, OP)
+#define DEFINE_ONE(NAME, T, OP) DEFINE_KERNELS(NAME, T, OP)
 #define DEFINE_ALL(NAME, T)                                                           \
     DEFINE_ONE(NAME, T, add) DEFINE_ONE(NAME, T, sub)                                 \
     DEFINE_ONE(NAME, T, mul) DEFINE_ONE(NAME, T, max) DEFINE_ONE(NAME, T, min)
@@ -235,8 +191,6 @@ DEFINE_ONE(cnt, npy_intp, count)
 typedef struct {
     so_block_fn block[SO_NOPS];
     so_elem_fn elem[SO_NOPS];
-    so_pairs_fn pairs[SO_NOPS];
-    so_owned_fn owned[SO_NOPS];
 } so_row;
 
 #define ROW(NAME, T)                                                                  \
@@ -244,17 +198,11 @@ typedef struct {
         {NULL, NAME##_add_block, NAME##_sub_block, NAME##_mul_block,                  \
          NAME##_max_block, NAME##_min_block, NULL},                                   \
         {NULL, NAME##_add_elem, NAME##_sub_elem, NAME##_mul_elem,                     \
-         NAME##_max_elem, NAME##_min_elem, NULL},                                     \
-        {NULL, NAME##_add_pairs, NAME##_sub_pairs, NAME##_mul_pairs,                  \
-         NAME##_max_pairs, NAME##_min_pairs, NULL},                                   \
-        {NULL, NAME##_add_owned, NAME##_sub_owned, NAME##_mul_owned,                  \
-         NAME##_max_owned, NAME##_min_owned, NULL}};
+         NAME##_max_elem, NAME##_min_elem, NULL}};
 SO_NUMERIC_TYPES(ROW)
 static const so_row row_b = {
     {NULL, b_add_block, NULL, b_mul_block, b_max_block, b_min_block, NULL},
-    {NULL, b_add_elem, NULL, b_mul_elem, b_max_elem, b_min_elem, NULL},
-    {NULL, b_add_pairs, NULL, b_mul_pairs, b_max_pairs, b_min_pairs, NULL},
-    {NULL, b_add_owned, NULL, b_mul_owned, b_max_owned, b_min_owned, NULL}};
+    {NULL, b_add_elem, NULL, b_mul_elem, b_max_elem, b_min_elem, NULL}};
 
 /* Type characters with typed kernels (native byte order): Python routes the
  * others to the generic path. */
@@ -303,8 +251,6 @@ so_reduce_kernel(so_kernel *kn, PyArray_Descr *descr, int op)
             PyDataType_ELSIZE(descr) != (npy_intp)sizeof(npy_intp)) return 0;
         kn->block = cnt_count_block;
         kn->elem = cnt_count_elem;
-        kn->pairs = cnt_count_pairs;
-        kn->owned = cnt_count_owned;
         kn->itemsize = sizeof(npy_intp);
         kn->needs_gil = 0;
         return 1;
@@ -318,8 +264,6 @@ so_reduce_kernel(so_kernel *kn, PyArray_Descr *descr, int op)
     }
     kn->block = row->block[op];
     kn->elem = row->elem[op];
-    kn->pairs = row->pairs[op];
-    kn->owned = row->owned[op];
     kn->itemsize = PyDataType_ELSIZE(descr);
     kn->needs_gil = 0;
     return 1;

@@ -45,27 +45,9 @@ typedef void (*so_elem_fn)(char *o, npy_intp os, const char *idx, npy_intp is,
                            npy_intp size, npy_intp aos, const char *u, npy_intp us,
                            npy_intp n, npy_intp isz);
 
-/*
- * pairs(o, u, pr, n, isz): for i < n, o[pr[2i]] = f(o[pr[2i]], u[pr[2i + 1]])
- * (byte offsets), in order: the lists partition.c builds.
- */
-typedef void (*so_pairs_fn)(char *o, const char *u, const npy_intp *pr, npy_intp n,
-                            npy_intp isz);
-
-/*
- * owned(o, os, idx, is, size, aos, u, us, n, lo, hi, dummy): elem restricted to
- * destinations whose index lies in [lo, hi); the others are applied to *dummy
- * (scratch of one item) instead, so the loop has no branch to mispredict.
- */
-typedef void (*so_owned_fn)(char *o, npy_intp os, const char *idx, npy_intp is,
-                            npy_intp size, npy_intp aos, const char *u, npy_intp us,
-                            npy_intp n, npy_intp lo, npy_intp hi, char *dummy);
-
 typedef struct {
     so_block_fn block;
     so_elem_fn elem;      /* may be NULL: the engine then calls block per element */
-    so_pairs_fn pairs;    /* may be NULL: no partitioned run */
-    so_owned_fn owned;    /* may be NULL: no split of element-wise walks */
     npy_intp itemsize;
     int needs_gil;        /* object dtype: reference counts need the GIL */
 } so_kernel;
@@ -93,23 +75,11 @@ typedef struct {
      * win[2w + 1] (updates offset), w < nwin: the visible writes only. */
     npy_intp nwin;
     npy_intp *win;
-
-    /* engine.c, threads: with own_hi > own_lo, only groups whose first index
-     * component (wrapped) lies in [own_lo, own_hi) are applied. */
-    npy_intp own_lo, own_hi;
 } so_plan;
 
 /* plan.c: fills *p, or sets a Python exception and returns -1. */
 int so_make_plan(so_plan *p, int kind, PyArrayObject *out, PyArrayObject *idx,
                  PyArrayObject *upd, int axis, PyArrayObject *mask);
-
-/* partition.c: an element-wise walk split over threads by destination owner
- * (returns 0 when the plan is not of that kind, and runs nothing). */
-int so_run_partitioned(const so_plan *p, const so_kernel *kn, int nthreads);
-
-/* partition.c: an element-wise walk split over threads by destination owner
- * (returns 0 when the plan is not of that kind, and runs nothing). */
-int so_run_partitioned(const so_plan *p, const so_kernel *kn, int nthreads);
 
 /* dedup.c: for reduction "none" on slices, keep only the last write to each
  * slice (returns 1 if the plan now holds a winner list to free()). */
