@@ -5,8 +5,9 @@ import pytest
 
 import scatterops as so
 
-# 2048 + 1 rounds back to 2048 in float16; summing the ones first would give 2052
-BIG, SMALL, COUNT = 2048.0, 1.0, 4
+# 4096 + 1 and 4096 - 1 round back to 4096 in float16 (ties to even); combining the
+# ones first would give 4100 or 4092
+BIG, SMALL, COUNT = 4096.0, 1.0, 4
 
 
 def _layouts():
