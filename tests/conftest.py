@@ -1,0 +1,27 @@
+"""Hypothesis profiles for the scatterops suite.
+
+* ``ci``  -- 200 examples a property, no deadline (shared 2-core machines are
+  noisy), the too_slow health check off, and the reproduction blob printed with
+  every failure.  Loaded whenever the environment variable CI is set (CI runs
+  with CI=true).
+* ``dev`` -- 40 examples a property for quick local runs (the default).
+
+``HYPOTHESIS_PROFILE=ci python -m pytest tests`` runs the CI profile locally.
+"""
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci",
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    print_blob=True,
+)
+settings.register_profile("dev", max_examples=40, deadline=None)
+
+if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+    settings.load_profile("ci")
+else:
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
