@@ -166,11 +166,13 @@ def reduction_defined(reduction: str, dtype: np.dtype) -> bool:
     return True
 
 
-def check_reduction(func: str, reduction: str, dtype: np.dtype) -> None:
+def check_reduction(func: str, reduction: str, dtype: np.dtype, given=None) -> None:
     if not reduction_defined(reduction, dtype):
+        shown = repr(reduction) if given is None or given == reduction \
+            else f"{given!r} (that is, {reduction!r})"
         what = ("NumPy has no add loop or no division rule for it" if reduction == "mean"
                 else f"NumPy has no numpy.{UFUNCS[reduction].__name__} loop for it")
-        raise TypeError(f"{func}: reduction={reduction!r} is not defined for dtype {dtype} "
+        raise TypeError(f"{func}: reduction={shown} is not defined for dtype {dtype} "
                         f"({what})")
 
 
@@ -196,6 +198,7 @@ def find_bad_index(idx: np.ndarray, bounds: tuple) -> int:
 def check(func: str, data, indices, updates, axis, reduction, include_self, out,
           finder=find_bad_index) -> Call:
     """Check every argument of one call; raise before anything is written."""
+    given = reduction
     reduction = _reduction(func, reduction)
     include_self = _include_self(func, include_self)
     data = _asarray(func, "data", data)
@@ -239,7 +242,7 @@ def check(func: str, data, indices, updates, axis, reduction, include_self, out,
 
     updates = _updates(func, updates, data, shape, what)
     out = _out(func, out, data)
-    check_reduction(func, reduction, data.dtype)
+    check_reduction(func, reduction, data.dtype, given)
 
     idx = _as_intp(original)
     if idx.size:
