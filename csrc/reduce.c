@@ -14,8 +14,10 @@
 #include "scatterops.h"
 #include <numpy/halffloat.h>
 
-/* how many elements ahead the element kernels prefetch their destination */
+/* how many elements ahead the element kernels prefetch their destination, and
+ * the size of out (bytes along the axis) below which they do not: it is in cache */
 #define SO_ELEM_AHEAD 16
+#define SO_CACHED_BYTES ((npy_intp)1 << 20)
 
 typedef struct { float r, i; } so_c64;
 typedef struct { double r, i; } so_c128;
@@ -133,6 +135,19 @@ NAME##_##OP##_elem(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp 
 {                                                                                     \
     npy_intp i;                                                                       \
     T x, y;                                                                           \
+    if (os == 0 && is == (npy_intp)sizeof(npy_intp) && us == (npy_intp)sizeof(T) &&   \
+            size * (aos < 0 ? -aos : aos) <= SO_CACHED_BYTES) {                       \
+        /* scattered elements into an out that stays in cache: nothing to prefetch */ \
+        for (i = 0; i < n; i++) {                                                     \
+            npy_intp j = so_wrap(so_load_intp(idx + i * sizeof(npy_intp)), size);     \
+            char *p = o + j * aos;                                                    \
+            memcpy(&x, p, sizeof(T));                                                 \
+            memcpy(&y, u + i * sizeof(T), sizeof(T));                                 \
+            x = NAME##_##OP(x, y);                                                    \
+            memcpy(p, &x, sizeof(T));                                                 \
+        }                                                                             \
+        return;                                                                       \
+    }                                                                                 \
     if (os == 0 && is == (npy_intp)sizeof(npy_intp) && us == (npy_intp)sizeof(T)) {  \
         /* a run of scattered elements: indices and updates contiguous */             \
         for (i = 0; i < n; i++) {                                                     \
