@@ -9,6 +9,9 @@
  * that writes it, and replaces those dims in the plan by the list of winners.
  * The engine then copies each visible slice exactly once per leading position.
  * The result is the same as writing every slice in C order.
+ *
+ * The same walk counts the hits of each destination for reduction="mean"
+ * (so_count_hits): one count per slice, not per element.
  */
 #include "scatterops.h"
 
@@ -37,47 +40,46 @@ mix(npy_intp key)
     return h;
 }
 
-int
-so_dedup(so_plan *p, npy_intp itemsize)
-{
-    npy_intp block = itemsize, nidx = 1, cap, i, nwin = 0, cnt[SO_MAXDIMS];
-    int lead = 0, d, nd;
-    so_slot *table;
+/*
+ * Walk the index dims (the group dims after the leading ones that address out
+ * directly) once, in C order, and gather one entry per destination offset:
+ * with SO_LAST_WRITER the update offset of the last group that writes it, with
+ * SO_COUNT_HITS the number of groups that hit it.  Returns the entries as
+ * (offset, value) pairs sorted by offset, in a malloc'd array, or NULL when the
+ * plan is not of that shape (or memory is short).
+ */
+enum { SO_LAST_WRITER, SO_COUNT_HITS };
 
-    p->nwin = -1;
-    if (p->mask != NULL || p->bnd == 0) {
-        return 0;
-    }
-    for (d = 0; d < p->bnd; d++) {
-        block *= p->bshape[d];
-    }
-    if (block < SO_DEDUP_MIN_BYTES) {
-        return 0;
-    }
+static npy_intp *
+gather_destinations(const so_plan *p, int mode, int *lead_out, npy_intp *n_out)
+{
+    npy_intp nidx = 1, ndest = 1, cap, i, n = 0, cnt[SO_MAXDIMS];
+    int lead = 0, d, nd, j;
+    so_slot *table;
+    npy_intp *pairs;
+
     while (lead < p->gnd && p->gs_idx[lead] == 0 && p->gs_out[lead] != 0) {
         lead++;
     }
     for (d = lead; d < p->gnd; d++) {
         if (p->gs_out[d] != 0 || p->gshape[d] == 0) {
-            return 0;
+            return NULL;
         }
         nidx *= p->gshape[d];
     }
-    if (nidx < 2) {
-        return 0;
+    for (j = 0; j < p->k && ndest < nidx; j++) {
+        ndest *= p->isize[j];   /* distinct destinations cannot outnumber these */
     }
-    for (cap = 16; cap < 2 * nidx; cap *= 2) {
+    if (ndest > nidx) ndest = nidx;
+    for (cap = 16; cap < 2 * ndest; cap *= 2) {
     }
     table = malloc(sizeof *table * (size_t)cap);
     if (table == NULL) {
-        return 0;               /* not needed for a right answer: write every slice */
+        return NULL;
     }
     for (i = 0; i < cap; i++) {
-        table[i].key = -1;
         table[i].order = -1;
     }
-
-    /* walk the index dims in C order */
     nd = p->gnd - lead;
     for (d = 0; d < nd; d++) cnt[d] = 0;
     {
@@ -86,7 +88,6 @@ so_dedup(so_plan *p, npy_intp itemsize)
         for (;;) {
             npy_intp oo = 0;
             npy_uintp h;
-            int j;
             for (j = 0; j < p->k; j++) {
                 oo += so_wrap(so_load_intp(pi + j * p->istep), p->isize[j]) * p->is_out[j];
             }
@@ -94,10 +95,11 @@ so_dedup(so_plan *p, npy_intp itemsize)
                  h = (h + 1) & (npy_uintp)(cap - 1)) {
             }
             if (table[h].order < 0) {
-                nwin++;
+                n++;
+                table[h].key = oo;
+                table[h].src = 0;
             }
-            table[h].key = oo;
-            table[h].src = su;
+            table[h].src = mode == SO_LAST_WRITER ? su : table[h].src + 1;
             table[h].order = pos++;
             for (d = nd - 1; d >= 0; d--) {
                 int g = lead + d;
@@ -111,7 +113,6 @@ so_dedup(so_plan *p, npy_intp itemsize)
             if (d < 0) break;
         }
     }
-    /* compact the winners and order them by destination (sequential writes) */
     {
         npy_intp w = 0;
         for (i = 0; i < cap; i++) {
@@ -120,18 +121,57 @@ so_dedup(so_plan *p, npy_intp itemsize)
             }
         }
     }
-    qsort(table, (size_t)nwin, sizeof *table, by_key);
-    p->win = malloc(sizeof *p->win * (size_t)(2 * nwin));
-    if (p->win == NULL) {
-        free(table);
-        return 0;
-    }
-    for (i = 0; i < nwin; i++) {
-        p->win[2 * i] = table[i].key;
-        p->win[2 * i + 1] = table[i].src;
+    /* by destination: sequential writes */
+    qsort(table, (size_t)n, sizeof *table, by_key);
+    pairs = malloc(sizeof *pairs * (size_t)(2 * n + 1));
+    if (pairs != NULL) {
+        for (i = 0; i < n; i++) {
+            pairs[2 * i] = table[i].key;
+            pairs[2 * i + 1] = table[i].src;
+        }
     }
     free(table);
+    *lead_out = lead;
+    *n_out = n;
+    return pairs;
+}
+
+int
+so_dedup(so_plan *p, npy_intp itemsize)
+{
+    npy_intp block = itemsize, nidx = 1, nwin;
+    int lead, d;
+
+    p->nwin = -1;
+    if (p->mask != NULL || p->bnd == 0) {
+        return 0;
+    }
+    for (d = 0; d < p->bnd; d++) {
+        block *= p->bshape[d];
+    }
+    for (d = 0; d < p->gnd; d++) {
+        nidx *= p->gshape[d];
+    }
+    if (block < SO_DEDUP_MIN_BYTES || nidx < 2) {
+        return 0;
+    }
+    p->win = gather_destinations(p, SO_LAST_WRITER, &lead, &nwin);
+    if (p->win == NULL) {
+        return 0;               /* not needed for a right answer: write every slice */
+    }
     p->nwin = nwin;
     p->gnd = lead;              /* the index dims are now the winner list */
     return 1;
+}
+
+npy_intp *
+so_count_hits(const so_plan *p, int *lead, npy_intp *n)
+{
+    int d;
+    for (d = 0; d < p->bnd; d++) {
+        if (p->bs_out[d] == 0) {
+            return NULL;        /* a block that hits one element several times */
+        }
+    }
+    return gather_destinations(p, SO_COUNT_HITS, lead, n);
 }

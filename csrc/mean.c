@@ -125,3 +125,54 @@ so_mean_finish(PyArrayObject *out, PyArrayObject *counts, int include_self)
         if (d < 0) return;
     }
 }
+
+/* Apply fn to every row of the block at o, with one count for all of it. */
+static void
+finish_block(const so_plan *p, so_mean_fn fn, char *o, npy_intp k, int include_self)
+{
+    npy_intp cnt[SO_MAXDIMS];
+    int last = p->bnd - 1, d;
+    if (p->bnd == 0) {
+        fn(o, 0, (const char *)&k, 0, 1, include_self);
+        return;
+    }
+    for (d = 0; d < last; d++) cnt[d] = 0;
+    for (;;) {
+        fn(o, p->bs_out[last], (const char *)&k, 0, p->bshape[last], include_self);
+        for (d = last - 1; d >= 0; d--) {
+            o += p->bs_out[d];
+            if (++cnt[d] < p->bshape[d]) break;
+            o -= p->bs_out[d] * p->bshape[d];
+            cnt[d] = 0;
+        }
+        if (d < 0) return;
+    }
+}
+
+void
+so_mean_finish_hits(const so_plan *p, PyArray_Descr *descr, int lead, const npy_intp *hits,
+                    npy_intp nhits, int include_self)
+{
+    so_mean_fn fn = mean_fn(descr);
+    npy_intp cnt[SO_MAXDIMS], w;
+    char *o = p->out;
+    int d;
+
+    if (fn == NULL) return;
+    for (d = 0; d < lead; d++) {
+        if (p->gshape[d] == 0) return;
+        cnt[d] = 0;
+    }
+    for (;;) {
+        for (w = 0; w < nhits; w++) {
+            finish_block(p, fn, o + hits[2 * w], hits[2 * w + 1], include_self);
+        }
+        for (d = lead - 1; d >= 0; d--) {
+            o += p->gs_out[d];
+            if (++cnt[d] < p->gshape[d]) break;
+            o -= p->gs_out[d] * p->gshape[d];
+            cnt[d] = 0;
+        }
+        if (d < 0) return;
+    }
+}

@@ -201,6 +201,70 @@ so_mean_finish_py(PyObject *self, PyObject *args)
     Py_RETURN_TRUE;
 }
 
+PyDoc_STRVAR(scatter_mean_doc,
+"scatter_mean(kind, out, indices, updates, axis, include_self, mask, /)\n--\n\n"
+"reduction='mean' in place on out, counting hits per destination slice. Returns\n"
+"False, having written nothing, when the call is not of that shape (the caller\n"
+"then counts per element).");
+
+static PyObject *
+so_scatter_mean(PyObject *self, PyObject *args)
+{
+    int kind, axis, include_self, lead = 0;
+    PyObject *o_obj, *i_obj, *u_obj, *m_obj;
+    PyArrayObject *out, *idx, *upd, *mask = NULL;
+    so_kernel kn;
+    so_plan *plan;
+    npy_intp *hits = NULL, nhits = 0;
+
+    if (!PyArg_ParseTuple(args, "iOOOipO:scatter_mean", &kind, &o_obj, &i_obj, &u_obj, &axis,
+                          &include_self, &m_obj)) {
+        return NULL;
+    }
+    if (as_array(o_obj, "out", &out) < 0 || as_array(i_obj, "indices", &idx) < 0 ||
+        as_array(u_obj, "updates", &upd) < 0 || check_indices_array(idx) < 0) {
+        return NULL;
+    }
+    if (m_obj != Py_None) {
+        if (as_array(m_obj, "mask", &mask) < 0) return NULL;
+        if (PyArray_TYPE(mask) != NPY_UINT8 || !PyArray_ISWRITEABLE(mask)) {
+            PyErr_SetString(PyExc_TypeError, "scatterops._core: mask must be writeable uint8");
+            return NULL;
+        }
+    }
+    if (!PyArray_ISWRITEABLE(out) || !PyArray_EquivTypes(PyArray_DESCR(out), PyArray_DESCR(upd))) {
+        PyErr_SetString(PyExc_TypeError, "scatterops._core: out must be writeable, of updates' dtype");
+        return NULL;
+    }
+    if (!so_has_mean_kernel(PyArray_DESCR(out)) || !so_reduce_kernel(&kn, PyArray_DESCR(out), SO_ADD)) {
+        Py_RETURN_FALSE;
+    }
+    plan = PyMem_RawMalloc(sizeof *plan);
+    if (plan == NULL) {
+        return PyErr_NoMemory();
+    }
+    if (so_make_plan(plan, kind, out, idx, upd, axis, mask) < 0) {
+        PyMem_RawFree(plan);
+        return NULL;
+    }
+    {
+        int nthreads = so_num_threads;
+        Py_BEGIN_ALLOW_THREADS
+        hits = so_count_hits(plan, &lead, &nhits);
+        if (hits != NULL) {
+            so_run_threaded(plan, &kn, nthreads);
+            so_mean_finish_hits(plan, PyArray_DESCR(out), lead, hits, nhits, include_self);
+        }
+        Py_END_ALLOW_THREADS
+    }
+    PyMem_RawFree(plan);
+    if (hits == NULL) {
+        Py_RETURN_FALSE;
+    }
+    free(hits);
+    Py_RETURN_TRUE;
+}
+
 static PyObject *
 so_py_set_num_threads(PyObject *self, PyObject *arg)
 {
@@ -233,6 +297,7 @@ static PyMethodDef so_methods[] = {
     {"scatter", so_scatter, METH_VARARGS, scatter_doc},
     {"find_bad_index", so_find_bad_index_py, METH_VARARGS, find_bad_index_doc},
     {"mean_finish", so_mean_finish_py, METH_VARARGS, mean_finish_doc},
+    {"scatter_mean", so_scatter_mean, METH_VARARGS, scatter_mean_doc},
     {NULL, NULL, 0, NULL}
 };
 

@@ -84,6 +84,9 @@ int so_make_plan(so_plan *p, int kind, PyArrayObject *out, PyArrayObject *idx,
 /* dedup.c: for reduction "none" on slices, keep only the last write to each
  * slice (returns 1 if the plan now holds a winner list to free()). */
 int so_dedup(so_plan *p, npy_intp itemsize);
+/* dedup.c: (destination offset, hits) pairs sorted by offset, for the index
+ * dims after the first *lead group dims; NULL if the plan is not of that shape. */
+npy_intp *so_count_hits(const so_plan *p, int *lead, npy_intp *n);
 
 /* engine.c: the walk. No Python calls unless the kernel needs the GIL. */
 void so_run(const so_plan *p, const so_kernel *kn);
@@ -108,6 +111,10 @@ PyObject *so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 /* mean.c: finish a mean in place for the real typed dtypes (else does nothing). */
 int so_has_mean_kernel(PyArray_Descr *d);
 void so_mean_finish(PyArrayObject *out, PyArrayObject *counts, int include_self);
+/* mean.c: divide the block at each destination of hits (from so_count_hits) by
+ * its count + include_self, at every combination of the first lead group dims. */
+void so_mean_finish_hits(const so_plan *p, PyArray_Descr *d, int lead, const npy_intp *hits,
+                         npy_intp nhits, int include_self);
 
 /* validate.c: flat C-order position of the first index out of range, or -1. */
 npy_intp so_find_bad_index(PyArrayObject *idx, const npy_intp *bounds, int nbounds);

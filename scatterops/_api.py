@@ -111,6 +111,9 @@ def _execute(call: _args.Call) -> np.ndarray:
         _generic(call, out)
         return out
     mask = None if call.include_self else np.zeros(out.shape, np.uint8)
+    if red == "mean" and _core.scatter_mean(kind, out, call.indices, call.updates, call.axis,
+                                            call.include_self, mask):
+        return out
     if red == "mean":
         counts = np.zeros(out.shape, np.intp)
         _core.scatter(kind, counts, call.indices, call.updates, call.axis, _OP_COUNT, None)
