@@ -1,325 +1,248 @@
-"""Time scatterops against its peers on the same inputs.
+"""Time scatterops against NumPy, PyTorch, ONNX Runtime and OpenVINO on the same inputs.
 
-    python -m benchmarks [--quick] [--repeat N] [-k PATTERN]
+    python -m benchmarks [--quick] [--threads N] [--repeat N] [-k KEYS] [--skip PEERS]
+                         [--markdown] [--plot FILE.png]
     python benchmarks/run.py [...]
 
-Each *case* makes its inputs once and holds a dict ``peers``: peer name -> factory.  A factory takes
-the inputs and returns a zero-argument callable that does the whole operation out of place (copy of
-``data`` included) and returns the result as a NumPy array.  Every callable is run once and its result
-compared with the first peer's (``np.array_equal``) before it is timed; a peer whose result differs is
-reported as MISMATCH and not timed.  The time is the median of ``--repeat`` runs (``time.perf_counter``),
-each run ``number`` calls for the cases too small to time one call.
+What is timed (``cases.py``): the OpenVINO ScatterUpdate-3 and ScatterNDUpdate-3 examples at full
+size, a 10^7 scatter-add with duplicates, graph message passing (add / max / mean), a
+scatter_elements along rows, float16 add, int64 max, a transposed data, a tiny call, and the
+in-place forms of the first and the third.  Each peer does each case with its own natural API
+(``peers.py``); a peer that cannot do a case shows ``n/a``, a peer whose package does not import is
+left out with a note.
 
-Adding a peer (torch, onnxruntime, openvino, ...) is adding an entry to ``PEERS`` (the module it
-needs) and a factory to the cases it can do; a peer whose module does not import is skipped with a
-note, and every available peer gets a column.  Nothing here asserts a time.
+How (``core.py``):
+
+* every library runs with the same thread count: ``--threads`` (default: the CPUs this process
+  may use), through ``torch.set_num_threads``, ``scatterops.set_num_threads``, ONNX Runtime's
+  ``intra_op_num_threads`` and OpenVINO's ``INFERENCE_NUM_THREADS``; NumPy uses one thread;
+* an out-of-place timing includes the copy of ``data`` (peers that return a new array make it
+  themselves; in-place APIs are given a clone, or an out-of-place variant is used); an in-place
+  case runs every implementation on its own copy of ``data``, modified call after call;
+* each implementation is called twice before it is timed and both results are checked against
+  scatterops' result: bit-equal, or -- where the peer does not define the result bit for bit --
+  ``~``: within ``np.allclose`` for float sums in the peer's own order, or, for
+  ``reduction="none"`` with duplicate indices, each multiply-written element holding one of the
+  values written there.  Anything else is ``MISMATCH`` and not timed (so is a peer that changes
+  its input, or whose two calls differ where it claims a defined result); two calls that differ
+  are reported in the notes (a race shows that way).  An implementation that raises is ``n/a``
+  (the message is in the notes); one that raises later, while being timed, is ``failed``;
+* times are medians of ``--repeat`` runs (default 5, 3 with ``--quick``), each run one call, or
+  as many calls as fill ~50 ms for fast calls; the runs of all implementations of a case are
+  interleaved, so that noise from other processes falls on all of them alike;
+* the bandwidth floor of each case (defined in ``cases.py``'s docstring) is timed in the same
+  rounds, and so is ``data.copy()`` (a fresh output, for out-of-place cases).
+
+The header names the date, the machine (CPUs, model), the library versions, the source and build
+time of the scatterops core that was measured, the thread count and the load average (this may be
+a shared machine: ``[runs a..b]`` in the notes shows the spread of each median).
+
+Columns: a peer's best time over its APIs (all of them are listed in the notes), scatterops'
+time, ``vs best`` = best peer time / scatterops time (above 1: scatterops is faster; which peer
+was best is named), the floor, and ``x floor`` = scatterops time / floor time.
+
+Nothing here asserts a time.  The exit status is 1 if scatterops failed a case or its result
+differs from NumPy's where NumPy defines the result exactly, else 0.
 """
 from __future__ import annotations
 
 import argparse
+import datetime
 import gc
-import importlib
 import os
 import platform
-import statistics
+import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional
+from typing import Dict, List, Optional
 
 if __name__ == "__main__" and not __package__:
-    # `python benchmarks/run.py` from a checkout: import scatterops as `python -m benchmarks` would.
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    # `python benchmarks/run.py` from a checkout: import `benchmarks` and scatterops as
+    # `python -m benchmarks` would (and keep this folder's module names off the top level).
+    _root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sys.path[0] = _root
 
 import numpy as np
 
-#: peer name -> the module it needs (imported lazily, skipped with a note when missing).
-#: The first entry is the baseline the others are checked against and the speedup is relative to.
-PEERS: Dict[str, str] = {
-    "numpy": "numpy",
-    "scatterops": "scatterops",
-}
-#: the peer whose speed is reported relative to the others
-SUBJECT = "scatterops"
+from benchmarks import core, peers
+from benchmarks.cases import all_cases
 
-Inputs = Dict[str, np.ndarray]
-Factory = Callable[[Inputs], Callable[[], np.ndarray]]
+SUBJECT = peers.SUBJECT
 
 
 @dataclass
-class Case:
-    name: str
-    make: Callable[[], Inputs]             # builds the inputs (called once, just before timing)
-    peers: Dict[str, Factory]              # peer name -> factory
-    number: int = 1                        # calls per timed run (for the tiny cases)
+class Result:
+    impl: core.Impl
+    status: str = "n/a"             # "ok" | "~" | "MISMATCH" | "n/a" (raised) | "failed" (raised later)
     note: str = ""
+    time: Optional[float] = None
+    samples: List[float] = field(default_factory=list)
 
 
 @dataclass
 class Row:
-    case: Case
-    times: Dict[str, Optional[float]] = field(default_factory=dict)   # seconds per call
+    case: core.Case
+    results: List[Result] = field(default_factory=list)
+    floor: Optional[float] = None
+    floor_desc: str = ""
+    extras: Dict[str, float] = field(default_factory=dict)
     notes: List[str] = field(default_factory=list)
 
+    def best(self, peer: str) -> Optional[Result]:
+        timed = [r for r in self.results if r.impl.peer == peer and r.time is not None]
+        return min(timed, key=lambda r: r.time) if timed else None
 
-# --------------------------------------------------------------------------------------------
-# Peer factories.  `so` is the scatterops module, imported only when it is available.
-
-
-def _so():
-    import scatterops
-    return scatterops
-
-
-def numpy_update_axis0(x: Inputs):
-    data, idx, upd = x["data"], x["indices"], x["updates"]
-
-    def run():
-        o = data.copy()
-        o[idx] = upd
-        return o
-    return run
-
-
-def numpy_update_axis1(x: Inputs):
-    data, idx, upd = x["data"], x["indices"], x["updates"]
-
-    def run():
-        o = data.copy()
-        o[:, idx] = upd
-        return o
-    return run
-
-
-def scatterops_update(axis: int, **kw):
-    def factory(x: Inputs):
-        f = _so().scatter_update
-        data, idx, upd = x["data"], x["indices"], x["updates"]
-        return lambda: f(data, idx, upd, axis, **kw)
-    return factory
-
-
-def numpy_nd_add_at(x: Inputs):
-    data, idx, upd = x["data"], x["indices"], x["updates"]
-    flat = idx[:, 0]
-
-    def run():
-        o = data.copy()
-        np.add.at(o, flat, upd)
-        return o
-    return run
-
-
-def numpy_nd_assign(x: Inputs):
-    data, idx, upd = x["data"], x["indices"], x["updates"]
-    k = idx.shape[-1]
-    where = tuple(idx[..., j] for j in range(k))
-
-    def run():
-        o = data.copy()
-        o[where] = upd
-        return o
-    return run
-
-
-def scatterops_nd(**kw):
-    def factory(x: Inputs):
-        f = _so().scatter_nd
-        data, idx, upd = x["data"], x["indices"], x["updates"]
-        return lambda: f(data, idx, upd, **kw)
-    return factory
-
-
-def numpy_put_along_axis(axis: int):
-    def factory(x: Inputs):
-        data, idx, upd = x["data"], x["indices"], x["updates"]
-
-        def run():
-            o = data.copy()
-            np.put_along_axis(o, idx, upd, axis=axis)
-            return o
-        return run
-    return factory
-
-
-def numpy_rows_at(ufunc):
-    """``ufunc.at(o, rows, updates)``: the NumPy spelling of a scatter along axis 0 whose index is
-    one row number per update row (``indices = rows[:, None]`` expanded to the updates' shape)."""
-    def factory(x: Inputs):
-        data, rows, upd = x["data"], x["rows"], x["updates"]
-
-        def run():
-            o = data.copy()
-            ufunc.at(o, rows, upd)
-            return o
-        return run
-    return factory
-
-
-def scatterops_elements(axis: int, **kw):
-    def factory(x: Inputs):
-        f = _so().scatter_elements
-        data, idx, upd = x["data"], x["indices"], x["updates"]
-        return lambda: f(data, idx, upd, axis, **kw)
-    return factory
+    def subject(self) -> Optional[Result]:
+        return self.best(SUBJECT)
 
 
 # --------------------------------------------------------------------------------------------
-# Cases
+# Running a case
 
 
-def cases(quick: bool) -> List[Case]:
-    rng = np.random.default_rng(20240531)
-    f32 = np.float32
-    out: List[Case] = []
-
-    def tiny():
-        return {"data": np.arange(16, dtype=f32), "indices": np.array([3, 1, 12, 7]),
-                "updates": np.array([-1.0, -2.0, -3.0, -4.0], f32)}
-    out.append(Case("tiny: update 4 of 16 float32 (per-call overhead)", tiny,
-                    {"numpy": numpy_update_axis0, "scatterops": scatterops_update(0)},
-                    number=2000 if quick else 20000))
-
-    def seed_update():
-        data = rng.random((1000, 256, 10, 15), dtype=f32)
-        idx = rng.integers(0, 256, size=(125, 20))
-        upd = rng.random((1000, 125, 20, 10, 15), dtype=f32)
-        return {"data": data, "indices": idx, "updates": upd}
-    out.append(Case("ScatterUpdate-3 ex. 1: (1000,256,10,15) f32, idx (125,20), axis 1",
-                    seed_update,
-                    {"numpy": numpy_update_axis1, "scatterops": scatterops_update(1)},
-                    note="updates are 1.5 GB; numpy: o[:, idx] = u"))
-
-    def seed_nd():
-        data = rng.random((1000, 256, 10, 15), dtype=f32)
-        flat = rng.choice(1000 * 256 * 10, size=25 * 125, replace=False)
-        idx = np.stack(np.unravel_index(flat, (1000, 256, 10)), axis=-1).reshape(25, 125, 3)
-        upd = rng.random((25, 125, 15), dtype=f32)
-        return {"data": data, "indices": idx, "updates": upd}
-    out.append(Case("ScatterNDUpdate-3 ex.: (1000,256,10,15) f32, idx (25,125,3)", seed_nd,
-                    {"numpy": numpy_nd_assign, "scatterops": scatterops_nd()},
-                    note="numpy: o[i, j, k] = u"))
-
-    n = 10**6 if quick else 10**7
-
-    def nd_add():
-        return {"data": rng.random(n, dtype=f32),
-                "indices": rng.integers(0, n, size=(n, 1)),
-                "updates": rng.random(n, dtype=f32)}
-    out.append(Case(f"scatter_nd add: {n:.0e} f32 updates into {n:.0e}, duplicates", nd_add,
-                    {"numpy": numpy_nd_add_at, "scatterops": scatterops_nd(reduction="add")},
-                    note="numpy: np.add.at"))
-
-    rows, cols = (1000, 1000) if quick else (4000, 1000)
-
-    def elements_none():
-        return {"data": rng.random((rows, cols), dtype=f32),
-                "indices": rng.integers(0, cols, size=(rows, cols)),
-                "updates": rng.random((rows, cols), dtype=f32)}
-    out.append(Case(f"scatter_elements none: ({rows},{cols}) f32, axis 1", elements_none,
-                    {"numpy": numpy_put_along_axis(1), "scatterops": scatterops_elements(1)},
-                    note="numpy: np.put_along_axis"))
-
-    nodes, edges = (10_000, 50_000) if quick else (100_000, 500_000)
-
-    def graph():
-        target = rng.integers(0, nodes, size=edges)
-        return {"data": rng.random((nodes, 64), dtype=f32),
-                # one row number per edge, expanded (a stride-0 view) to the updates' shape
-                "indices": np.broadcast_to(target[:, None], (edges, 64)),
-                "rows": target,
-                "updates": rng.standard_normal((edges, 64), dtype=f32)}
-    for red, ufunc in (("add", np.add), ("max", np.maximum)):
-        out.append(Case(f"scatter_elements {red}: {edges} rows into ({nodes},64) f32, axis 0",
-                        graph,
-                        {"numpy": numpy_rows_at(ufunc),
-                         "scatterops": scatterops_elements(0, reduction=red)},
-                        note=f"numpy: np.{ufunc.__name__}.at(o, rows, u)"))
-    return out
-
-
-# --------------------------------------------------------------------------------------------
-# Running and reporting
-
-
-def available_peers() -> Dict[str, Optional[str]]:
-    """peer -> None if it imports, else the reason it is skipped."""
-    status: Dict[str, Optional[str]] = {}
-    for peer, module in PEERS.items():
-        try:
-            importlib.import_module(module)
-            status[peer] = None
-        except Exception as exc:  # ImportError, or a broken install
-            status[peer] = f"{type(exc).__name__}: {exc}"
-    return status
-
-
-def time_call(fn: Callable[[], np.ndarray], repeat: int, number: int) -> float:
-    """Median seconds per call over `repeat` runs of `number` calls."""
-    samples = []
-    for _ in range(repeat):
-        gc.collect()
-        t0 = time.perf_counter()
-        for _ in range(number):
-            r = fn()
-        samples.append((time.perf_counter() - t0) / number)
-        del r
-    return statistics.median(samples)
-
-
-def run_case(case: Case, peers: List[str], repeat: int) -> Row:
+def run_case(case: core.Case, available: List[str], repeat: int, target: float, budget: float,
+             pause: float) -> Row:
     row = Row(case)
-    inputs = case.make()
-    baseline = None
-    for peer in peers:
-        factory = case.peers.get(peer)
-        if factory is None:
-            row.times[peer] = None
-            continue
+    x = case.make()
+    data = x["data"]
+    impls = [im for im in case.impls if im.peer in available]
+    impls.sort(key=lambda im: im.peer != SUBJECT)           # the reference first
+    saved = None if case.inplace else data.copy()
+    dests = (lambda: case.dests(x)) if case.dests else None
+    entries: Dict[str, core.Call] = {}
+    by_key: Dict[str, Result] = {}
+    ref = None
+    for im in impls:
+        res = Result(im)
+        row.results.append(res)
         try:
-            fn = factory(inputs)
-            result = fn()
-        except Exception as exc:
-            row.times[peer] = None
-            row.notes.append(f"{peer} failed: {type(exc).__name__}: {exc}")
-            continue
-        if baseline is None:
-            baseline = result
-        elif not (result.shape == baseline.shape and result.dtype == baseline.dtype
-                  and np.array_equal(result, baseline)):
-            row.times[peer] = None
-            row.notes.append(f"MISMATCH: {peer}'s result differs from {peers[0]}'s; not timed")
-            continue
-        del result
-        row.times[peer] = time_call(fn, repeat, case.number)
-        del fn
-    del inputs, baseline
+            # two calls, each checked (a race shows in one call and not the next); for an in-place
+            # case each on a fresh copy of data.  The first result is copied: OpenVINO's is its
+            # output tensor, which the next call overwrites.
+            xx = dict(x, data=data.copy()) if case.inplace else x
+            fn = im.build(xx)
+            first = np.array(fn(), copy=True)
+            if case.inplace:
+                del fn, xx
+                fn = im.build(dict(x, data=data.copy()))
+            second = np.asarray(fn())
+            if ref is None:
+                ref = first
+                res.status = "ok"
+                if im.peer != SUBJECT:
+                    row.notes.append(f"scatterops is missing or failed: results are checked against "
+                                     f"{im.peer} {im.label}")
+                checks = [(res.status, "")]
+                checks.append(core.check_result(core.Impl(im.peer, im.label, im.build), second,
+                                                ref, data, dests))
+            else:
+                checks = [core.check_result(im, out, ref, data, dests) for out in (first, second)]
+            worst = max(checks, key=lambda c: ("ok", "~", "MISMATCH").index(c[0]))
+            res.status, res.note = worst
+            if not core.same(first, second):
+                res.note = ((res.note + "; ") if res.note else "") + (
+                    "two identical calls gave different results (" +
+                    core.describe_diff(np.asarray(second), first) + ")")
+                if res.status == "ok":
+                    res.status = "MISMATCH"
+            elif checks[0][0] != checks[1][0]:
+                res.note += f" (first call: {checks[0][0]}, second call: {checks[1][0]})"
+            del first, second
+            if saved is not None and not np.array_equal(data, saved, equal_nan=True):
+                res.status, res.note = "MISMATCH", "it changed its input data"
+                np.copyto(data, saved)
+            if res.status in ("ok", "~"):
+                if case.inplace:                    # time it on a copy of its own
+                    fn = im.build(dict(x, data=data.copy()))
+                key = f"{im.peer}: {im.label}"
+                entries[key] = fn
+                by_key[key] = res
+            del fn
+        except Exception as exc:           # it cannot do this case
+            res.status, res.note = "n/a", f"raised {type(exc).__name__}: {_first_line(exc)}"
+    del ref, saved
+    try:
+        floor_fn, row.floor_desc = case.floor(x)
+        entries["floor"] = floor_fn
+    except Exception as exc:
+        row.notes.append(f"floor failed: {type(exc).__name__}: {exc}")
+    if not case.inplace:
+        entries["extra: data.copy() (a fresh array)"] = data.copy
+    for name, build in case.extras.items():
+        entries["extra: " + name] = build(x)
+    gc.collect()
+
+    samples, errors = core.time_round_robin(entries, repeat, target, pause, budget)
+    for key, xs in samples.items():
+        t = core.median(xs)
+        if key == "floor":
+            row.floor = t
+        elif key.startswith("extra: "):
+            if t is not None:
+                row.extras[key[7:]] = t
+        else:
+            by_key[key].time = t
+            by_key[key].samples = xs
+    for key, err in errors.items():
+        if key in by_key:
+            by_key[key].status, by_key[key].note = "failed", err
+            by_key[key].time = None
+        else:
+            row.notes.append(f"{key} failed: {err}")
+    entries.clear()
+    del entries, x, data
     gc.collect()
     return row
+
+
+# --------------------------------------------------------------------------------------------
+# Reporting
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0][:300] if lines else ""
 
 
 def fmt_time(t: Optional[float]) -> str:
     if t is None:
         return "-"
     if t < 1e-3:
-        return f"{t * 1e6:.1f} us"
+        return f"{t * 1e6:.3g} us" if t < 1e-4 else f"{t * 1e6:.0f} us"
     if t < 1:
-        return f"{t * 1e3:.1f} ms"
+        return f"{t * 1e3:.3g} ms" if t < 0.1 else f"{t * 1e3:.0f} ms"
     return f"{t:.2f} s"
 
 
-def table(rows: List[Row], peers: List[str]) -> str:
-    others = [p for p in peers if p != SUBJECT]
-    head = ["case"] + [f"{p} time" for p in peers] + \
-        ["speedup" if p == peers[0] else f"vs {p}" for p in others if SUBJECT in peers]
+def cell(row: Row, peer: str) -> str:
+    mine = [r for r in row.results if r.impl.peer == peer]
+    if not mine:
+        return "n/a"
+    best = row.best(peer)
+    if best is not None:
+        return (("~" if best.status == "~" else "") + fmt_time(best.time)
+                + (f" ({best.impl.threads}t)" if best.impl.threads else ""))
+    for status in ("MISMATCH", "failed"):
+        if any(r.status == status for r in mine):
+            return status
+    return "n/a"
+
+
+def table(rows: List[Row], columns: List[str]) -> str:
+    head = ["case"] + columns + ["vs best peer", "floor", "x floor"]
     body = []
     for row in rows:
-        cells = [row.case.name] + [fmt_time(row.times.get(p)) for p in peers]
-        subject = row.times.get(SUBJECT)
-        if SUBJECT in peers:
-            for p in others:
-                t = row.times.get(p)
-                cells.append(f"{t / subject:.2f}x" if t and subject else "-")
+        cells = [row.case.name] + [cell(row, p) for p in columns]
+        so = row.subject()
+        bests = [(row.best(p).time, p) for p in columns if p != SUBJECT and row.best(p)]
+        if so and bests:
+            t, p = min(bests)
+            cells.append(f"{t / so.time:.2f}x {p}")
+        else:
+            cells.append("-")
+        cells.append(fmt_time(row.floor))
+        cells.append(f"{so.time / row.floor:.2f}" if so and row.floor else "-")
         body.append(cells)
     widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head))]
 
@@ -331,57 +254,243 @@ def table(rows: List[Row], peers: List[str]) -> str:
     return "\n".join([line(head), rule] + [line(r) for r in body])
 
 
+def row_notes(row: Row, columns: List[str]) -> List[str]:
+    out = list(row.case.notes)
+    timed = []
+    for p in columns:
+        mine = [r for r in row.results if r.impl.peer == p]
+        if not mine:
+            if p in row.case.na:
+                out.append(f"{p}: n/a ({row.case.na[p]})")
+            continue
+        best = row.best(p)
+        parts = []
+        for r in mine:
+            s = r.impl.label + " "
+            s += (("~" if r.status == "~" else "") + fmt_time(r.time)) if r.time is not None else r.status
+            if best is r and len(mine) > 1:
+                s += " (best)"
+            if r.samples and (best is r or p == SUBJECT) and len(r.samples) > 1:
+                s += f" [runs {fmt_time(min(r.samples))}..{fmt_time(max(r.samples))}]"
+            parts.append(s)
+        timed.append(f"{p} " + ", ".join(parts))
+    out.append("timed: " + "; ".join(timed))
+    for r in row.results:
+        if r.note:
+            out.append(f"{r.impl.peer} {r.impl.label}: {r.status}: {r.note}")
+    if row.floor_desc:
+        out.append(f"floor = {row.floor_desc}: {fmt_time(row.floor)}")
+    so = row.subject()
+    for name, t in row.extras.items():
+        s = f"{name}: {fmt_time(t)}"
+        if so:
+            d = so.time - t
+            s += f"; scatterops - that = {'-' if d < 0 else ''}{fmt_time(abs(d))}"
+        out.append(s)
+    out += row.notes
+    return out
+
+
+def git_version(root: str) -> str:
+    try:
+        r = subprocess.run(["git", "-C", root, "describe", "--always", "--dirty"],
+                           capture_output=True, text=True, timeout=10)
+        return r.stdout.strip()
+    except Exception:
+        return ""
+
+
+def make_header(versions: Dict[str, str], threads: int, repeat: int, quick: bool) -> str:
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    libs = ", ".join(f"{p} {versions[p]}" for p in ("numpy", "torch", "onnxruntime", "openvino")
+                     if p in versions)
+    so = f"scatterops {versions[SUBJECT]}" if SUBJECT in versions else "scatterops missing"
+    g = git_version(root)
+    built = _core_built()
+    if g or built:
+        so += " (" + ", ".join(filter(None, [f"source {g}" if g else "", built])) + ")"
+    return (f"{datetime.date.today().isoformat()} · {peers.nproc()} CPUs, {peers.cpu_model()} · "
+            f"Python {platform.python_version()}, {libs} · {so} · {threads} threads · "
+            f"median of {repeat}{', --quick' if quick else ''} · load average at start "
+            f"{_loadavg()}")
+
+
+def _core_built() -> str:
+    """When the C core that is imported was built (the checkout may be rebuilt between runs)."""
+    try:
+        import scatterops._core as c
+        t = datetime.datetime.fromtimestamp(os.path.getmtime(c.__file__))
+        return f"_core built {t:%Y-%m-%d %H:%M:%S}"
+    except Exception:
+        return ""
+
+
+def _loadavg() -> str:
+    try:
+        return "/".join(f"{v:.2f}" for v in os.getloadavg())
+    except OSError:
+        return "?"
+
+
+def plot(rows: List[Row], columns: List[str], path: str, title: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
+
+    series = columns + ["floor"]
+    colors = {"numpy": "#4C72B0", "torch": "#DD8452", "onnxruntime": "#55A868",
+              "openvino": "#8172B3", "scatterops": "#C44E52", "floor": "#BBBBBB"}
+    fig, ax = plt.subplots(figsize=(max(10, 1.05 * len(rows) + 2), 6))
+    width = 0.8 / len(series)
+    marks = []                      # (x, symbol) for results that were not timed
+    for j, s in enumerate(series):
+        xs, ys, approx = [], [], []
+        for i, row in enumerate(rows):
+            best = None if s == "floor" else row.best(s)
+            t = row.floor if s == "floor" else (best.time if best else None)
+            if t:
+                xs.append(i + (j - (len(series) - 1) / 2) * width)
+                ys.append(t)
+                if best is not None and best.status == "~":
+                    approx.append((xs[-1], t))
+        for xa, ya in approx:
+            ax.text(xa, ya * 1.15, "~", ha="center", va="bottom", fontsize=9)
+        for i, row in enumerate(rows):
+            c = cell(row, s) if s != "floor" else ""
+            if c in ("MISMATCH", "failed"):
+                marks.append((i + (j - (len(series) - 1) / 2) * width, "×" if c == "MISMATCH" else "!"))
+        ax.bar(xs, ys, width, label=s, color=colors.get(s, None),
+               hatch="//" if s == "floor" else None, edgecolor="white" if s != "floor" else "#777777",
+               linewidth=0.5)
+    ax.set_yscale("log")
+    bottom = ax.get_ylim()[0]
+    for xm, sym in marks:
+        ax.text(xm, bottom * 1.3, sym, ha="center", va="bottom", fontsize=11, color="#C00000")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt_time(v)))
+    ax.set_xticks(range(len(rows)))
+    ax.set_xticklabels([r.case.key for r in rows])
+    ax.set_xlabel("case (see the table)\n~ not bit-equal to scatterops, within the peer's definition;  "
+                  "× result wrong (MISMATCH), not timed;  no bar: n/a", fontsize=9)
+    ax.set_ylabel("time per call, median (log scale)")
+    import textwrap
+    ax.set_title("\n".join(textwrap.wrap(title, int(12 * fig.get_figwidth()))), fontsize=8)
+    ax.grid(axis="y", which="major", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.005, 1.0))
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def selected(case: core.Case, pattern: str) -> bool:
+    for p in filter(None, (s.strip() for s in pattern.split(","))):
+        if p == case.key or case.key.startswith(p + "-") or (len(p) > 1 and p in case.name):
+            return True
+    return False
+
+
 def main(argv: Optional[List[str]] = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true",
-                    help="smaller inputs and fewer repeats (well under a minute)")
+                    help="smaller inputs and fewer repeats (about a minute)")
+    ap.add_argument("--threads", type=int, default=None, metavar="N",
+                    help=f"threads for every library (default: the CPUs this process may use, {peers.nproc()})")
     ap.add_argument("--repeat", type=int, default=None, metavar="N",
-                    help="timed runs per case and peer; the median is reported (default 5, 3 with --quick)")
-    ap.add_argument("-k", dest="pattern", default="", metavar="PATTERN",
-                    help="run only the cases whose name contains PATTERN")
+                    help="timed runs per implementation; the median is reported (default 5, 3 with --quick)")
+    ap.add_argument("-k", dest="pattern", default="", metavar="KEYS",
+                    help="run only these cases, comma-separated: a key (a, b, c, d-add, ..., h-c), "
+                         "a key's first part (d: the three graph cases, h: both in-place cases), "
+                         "or text in the case's name")
+    ap.add_argument("--skip", default="", metavar="PEERS",
+                    help="leave these peers out, comma-separated (as if not installed)")
+    ap.add_argument("--markdown", action="store_true",
+                    help="print a header line, the table and the notes as Markdown")
+    ap.add_argument("--plot", metavar="FILE.png", default=None,
+                    help="also draw a bar chart (log time per case, a bar per implementation)")
     args = ap.parse_args(argv)
     repeat = args.repeat if args.repeat is not None else (3 if args.quick else 5)
+    threads = args.threads if args.threads is not None else peers.nproc()
     if repeat < 1:
         ap.error("--repeat must be at least 1")
+    if threads < 1:
+        ap.error("--threads must be at least 1")
+    target, budget = (0.02, 6.0) if args.quick else (0.05, 120.0)
 
-    status = available_peers()
-    peers = [p for p, why in status.items() if why is None]
-    print(f"python {platform.python_version()}, numpy {np.__version__}, "
-          f"{os.cpu_count()} CPUs, {'quick, ' if args.quick else ''}median of {repeat}")
-    if "scatterops" in peers:
-        import scatterops
-        threads = getattr(scatterops, "get_num_threads", lambda: "?")()
-        print(f"scatterops {scatterops.__version__} from {os.path.dirname(scatterops.__file__)}, "
-              f"{threads} threads")
-    for p, why in status.items():
-        if why is not None:
-            print(f"peer {p} skipped: {why}")
-    print("each time is one out-of-place call (the copy of data included)")
-    print()
+    status = peers.available()
+    for p in filter(None, (s.strip() for s in args.skip.split(","))):
+        if p not in status:
+            ap.error(f"--skip: unknown peer {p!r} (peers: {', '.join(status)})")
+        if p == SUBJECT:
+            ap.error("--skip: scatterops is what is being measured")
+        status[p] = "--skip"
+    available = [p for p, why in status.items() if why is None]
+    versions = peers.configure(threads, available)
+    columns = [p for p in peers.PEERS + [SUBJECT] if p in available]
+    head = make_header(versions, threads, repeat, args.quick)
+    skipped = [f"{p} left out: {why}" for p, why in status.items() if why is not None]
 
-    rows = []
-    for case in cases(args.quick):
-        if args.pattern and args.pattern not in case.name:
+    log = sys.stderr
+    print(head, file=log)
+    for s in skipped:
+        print(s, file=log)
+    rows: List[Row] = []
+    t_all = time.perf_counter()
+    for case in all_cases(args.quick):
+        if args.pattern and not selected(case, args.pattern):
             continue
-        print(f"  {case.name} ...", end="", flush=True)
+        print(f"  {case.name} ...", end="", flush=True, file=log)
         t0 = time.perf_counter()
-        row = run_case(case, peers, repeat)
-        print(f" {time.perf_counter() - t0:.1f} s")
-        rows.append(row)
-
+        rows.append(run_case(case, available, repeat, target, budget, pause=0.02))
+        print(f" {time.perf_counter() - t0:.1f} s", file=log)
+    load_end = _loadavg()
+    print(f"  total {time.perf_counter() - t_all:.0f} s; load average now {load_end}", file=log)
     if not rows:
-        print(f"no case name contains {args.pattern!r}")
+        print(f"no case matches -k {args.pattern!r}", file=log)
         return 1
-    print()
-    print(table(rows, peers))
-    notes = [(r.case.name, n) for r in rows for n in ([r.case.note] if r.case.note else []) + r.notes]
-    if notes:
-        print()
-        for name, n in notes:
-            print(f"  {name}: {n}")
-    mismatches = [r.case.name for r in rows if any(n.startswith("MISMATCH") for n in r.notes)]
-    failures = [r.case.name for r in rows if any(" failed: " in n for n in r.notes)]
-    return 1 if mismatches or failures else 0
+
+    out = sys.stdout
+    if args.markdown:
+        print(f"**scatterops benchmark** — {head}", file=out)
+        print(file=out)
+    else:
+        print(head, file=out)
+    for s in skipped:
+        print(("- " if args.markdown else "") + s, file=out)
+    if not args.markdown or skipped:
+        print(file=out)
+    print(table(rows, columns), file=out)
+    print(file=out)
+    print("Times are medians per call, out of place (the copy of data included) unless the case "
+          "says in place. ~: the result is not bit-equal to scatterops' but within the peer's "
+          "own definition (see the notes). n/a: the peer has no such operation. vs best peer: "
+          "best peer time / scatterops time. x floor: scatterops time / the bandwidth floor "
+          "(NumPy, same run).", file=out)
+    print(file=out)
+    for row in rows:
+        notes = row_notes(row, columns)
+        if args.markdown:
+            print(f"- **{row.case.key}**: " + " · ".join(notes), file=out)
+        else:
+            print(f"{row.case.key}:", file=out)
+            for n in notes:
+                print(f"    {n}", file=out)
+    print(("- " if args.markdown else "") + f"load average at the end: {load_end} "
+          "(1/5/15 min; other processes on this machine compete for its cores)", file=out)
+    if args.plot:
+        plot(rows, columns, args.plot, head)
+        print(f"plot written to {args.plot}", file=log)
+
+    bad = False
+    for row in rows:
+        so = [r for r in row.results if r.impl.peer == SUBJECT]
+        npy = [r for r in row.results if r.impl.peer == "numpy" and r.impl.check == "exact"]
+        if any(r.status in ("failed", "n/a") for r in so) or any(r.status == "MISMATCH" for r in npy):
+            bad = True
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
