@@ -340,3 +340,58 @@ so_run_threaded(const so_plan *p, const so_kernel *kn, int nthreads)
     free(tasks); free(tids); free(started);
     return used;
 }
+
+/* ---- copying data into a fresh out -------------------------------------------
+ *
+ * An out-of-place call starts with a copy of data into memory never touched
+ * before; its page faults and its bandwidth both go faster on several threads.
+ */
+#define SO_MIN_COPY_PER_THREAD ((size_t)4 << 20)
+
+typedef struct {
+    char *dst;
+    const char *src;
+    size_t n;
+} so_copy_task;
+
+static void *
+copy_main(void *arg)
+{
+    so_copy_task *t = (so_copy_task *)arg;
+    memcpy(t->dst, t->src, t->n);
+    return NULL;
+}
+
+void
+so_parallel_copy(char *dst, const char *src, size_t nbytes, int nthreads)
+{
+    so_copy_task tasks[16];
+    pthread_t tids[16];
+    int started[16] = {0};
+    int t;
+    if ((size_t)nthreads > nbytes / SO_MIN_COPY_PER_THREAD) {
+        nthreads = (int)(nbytes / SO_MIN_COPY_PER_THREAD);
+    }
+    if (nthreads > 16) nthreads = 16;
+    if (nthreads <= 1) {
+        memcpy(dst, src, nbytes);
+        return;
+    }
+    for (t = 0; t < nthreads; t++) {
+        /* cut at 4 KiB so no two threads fault the same page */
+        size_t lo = (nbytes / (size_t)nthreads * (size_t)t) & ~(size_t)4095;
+        size_t hi = t + 1 == nthreads ? nbytes
+                    : (nbytes / (size_t)nthreads * (size_t)(t + 1)) & ~(size_t)4095;
+        tasks[t].dst = dst + lo;
+        tasks[t].src = src + lo;
+        tasks[t].n = hi - lo;
+    }
+    for (t = 1; t < nthreads; t++) {
+        started[t] = pthread_create(&tids[t], NULL, copy_main, &tasks[t]) == 0;
+    }
+    copy_main(&tasks[0]);
+    for (t = 1; t < nthreads; t++) {
+        if (started[t]) pthread_join(tids[t], NULL);
+        else copy_main(&tasks[t]);
+    }
+}

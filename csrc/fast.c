@@ -191,7 +191,24 @@ so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (bad >= 0) NOT_HANDLED();                          /* the IndexError is Python's */
     }
 
-    if (out == NULL) {
+    if (out == NULL && PyArray_IS_C_CONTIGUOUS(data) &&
+            PyArray_NBYTES(data) >= ((npy_intp)8 << 20) && so_get_num_threads() > 1) {
+        /* a large contiguous data: NumPy's allocator (huge pages), then a copy
+         * on several threads */
+        int nthreads = so_get_num_threads();
+        Py_INCREF(dd);
+        result = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, dd, r, PyArray_DIMS(data),
+                                                      NULL, NULL, 0, NULL);
+        if (result == NULL) {
+            Py_DECREF(idx);
+            return NULL;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        so_parallel_copy(PyArray_BYTES(result), PyArray_BYTES(data),
+                         (size_t)PyArray_NBYTES(data), nthreads);
+        Py_END_ALLOW_THREADS
+    }
+    else if (out == NULL) {
         result = (PyArrayObject *)PyArray_NewCopy(data, NPY_CORDER);
         if (result == NULL) {
             Py_DECREF(idx);

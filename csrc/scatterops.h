@@ -93,6 +93,8 @@ void so_run(const so_plan *p, const so_kernel *kn);
 /* engine.c: the walk split over up to nthreads threads by output ownership;
  * returns the number of threads that ran. */
 int so_run_threaded(const so_plan *p, const so_kernel *kn, int nthreads);
+/* engine.c: memcpy on up to nthreads threads (large copies only). */
+void so_parallel_copy(char *dst, const char *src, size_t nbytes, int nthreads);
 
 /* assign.c: the kernel for reduction "none" on any dtype of this item size. */
 void so_assign_kernel(so_kernel *kn, npy_intp itemsize, int is_object);
