@@ -45,6 +45,27 @@ check_indices_array(PyArrayObject *idx)
     return 0;
 }
 
+/* The arrays of a scatter call: out, indices (native intp), updates, and mask
+ * (None, or writeable uint8). */
+static int
+call_arrays(PyObject *o_obj, PyObject *i_obj, PyObject *u_obj, PyObject *m_obj,
+            PyArrayObject **out, PyArrayObject **idx, PyArrayObject **upd, PyArrayObject **mask)
+{
+    if (as_array(o_obj, "out", out) < 0 || as_array(i_obj, "indices", idx) < 0 ||
+        as_array(u_obj, "updates", upd) < 0 || check_indices_array(*idx) < 0) {
+        return -1;
+    }
+    *mask = NULL;
+    if (m_obj != Py_None) {
+        if (as_array(m_obj, "mask", mask) < 0) return -1;
+        if (PyArray_TYPE(*mask) != NPY_UINT8 || !PyArray_ISWRITEABLE(*mask)) {
+            PyErr_SetString(PyExc_TypeError, "scatterops._core: mask must be writeable uint8");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 PyDoc_STRVAR(scatter_doc,
 "scatter(kind, out, indices, updates, axis, op, mask, /)\n--\n\n"
 "Apply a checked scatter in place on out. kind: 0 update, 1 nd, 2 elements;\n"
@@ -66,16 +87,8 @@ so_scatter(PyObject *self, PyObject *args)
                           &axis, &op, &m_obj)) {
         return NULL;
     }
-    if (as_array(o_obj, "out", &out) < 0 || as_array(i_obj, "indices", &idx) < 0 ||
-        as_array(u_obj, "updates", &upd) < 0 || check_indices_array(idx) < 0) {
+    if (call_arrays(o_obj, i_obj, u_obj, m_obj, &out, &idx, &upd, &mask) < 0) {
         return NULL;
-    }
-    if (m_obj != Py_None) {
-        if (as_array(m_obj, "mask", &mask) < 0) return NULL;
-        if (PyArray_TYPE(mask) != NPY_UINT8 || !PyArray_ISWRITEABLE(mask)) {
-            PyErr_SetString(PyExc_TypeError, "scatterops._core: mask must be writeable uint8");
-            return NULL;
-        }
     }
     if (!PyArray_ISWRITEABLE(out)) {
         PyErr_SetString(PyExc_ValueError, "scatterops._core: out is read-only");
@@ -221,16 +234,8 @@ so_scatter_mean(PyObject *self, PyObject *args)
                           &include_self, &m_obj)) {
         return NULL;
     }
-    if (as_array(o_obj, "out", &out) < 0 || as_array(i_obj, "indices", &idx) < 0 ||
-        as_array(u_obj, "updates", &upd) < 0 || check_indices_array(idx) < 0) {
+    if (call_arrays(o_obj, i_obj, u_obj, m_obj, &out, &idx, &upd, &mask) < 0) {
         return NULL;
-    }
-    if (m_obj != Py_None) {
-        if (as_array(m_obj, "mask", &mask) < 0) return NULL;
-        if (PyArray_TYPE(mask) != NPY_UINT8 || !PyArray_ISWRITEABLE(mask)) {
-            PyErr_SetString(PyExc_TypeError, "scatterops._core: mask must be writeable uint8");
-            return NULL;
-        }
     }
     if (!PyArray_ISWRITEABLE(out) || !PyArray_EquivTypes(PyArray_DESCR(out), PyArray_DESCR(upd))) {
         PyErr_SetString(PyExc_TypeError, "scatterops._core: out must be writeable, of updates' dtype");
