@@ -66,6 +66,23 @@ call_arrays(PyObject *o_obj, PyObject *i_obj, PyObject *u_obj, PyObject *m_obj,
     return 0;
 }
 
+/* A plan on the heap (it is large), or NULL with an exception set. */
+static so_plan *
+new_plan(int kind, PyArrayObject *out, PyArrayObject *idx, PyArrayObject *upd, int axis,
+         PyArrayObject *mask)
+{
+    so_plan *plan = PyMem_RawMalloc(sizeof *plan);
+    if (plan == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    if (so_make_plan(plan, kind, out, idx, upd, axis, mask) < 0) {
+        PyMem_RawFree(plan);
+        return NULL;
+    }
+    return plan;
+}
+
 PyDoc_STRVAR(scatter_doc,
 "scatter(kind, out, indices, updates, axis, op, mask, /)\n--\n\n"
 "Apply a checked scatter in place on out. kind: 0 update, 1 nd, 2 elements;\n"
@@ -117,12 +134,8 @@ so_scatter(PyObject *self, PyObject *args)
         return NULL;
     }
 
-    plan = PyMem_RawMalloc(sizeof *plan);
+    plan = new_plan(kind, out, idx, upd, axis, mask);
     if (plan == NULL) {
-        return PyErr_NoMemory();
-    }
-    if (so_make_plan(plan, kind, out, idx, upd, axis, mask) < 0) {
-        PyMem_RawFree(plan);
         return NULL;
     }
     if (kn.needs_gil) {
@@ -244,12 +257,8 @@ so_scatter_mean(PyObject *self, PyObject *args)
     if (!so_has_mean_kernel(PyArray_DESCR(out)) || !so_reduce_kernel(&kn, PyArray_DESCR(out), SO_ADD)) {
         Py_RETURN_FALSE;
     }
-    plan = PyMem_RawMalloc(sizeof *plan);
+    plan = new_plan(kind, out, idx, upd, axis, mask);
     if (plan == NULL) {
-        return PyErr_NoMemory();
-    }
-    if (so_make_plan(plan, kind, out, idx, upd, axis, mask) < 0) {
-        PyMem_RawFree(plan);
         return NULL;
     }
     {
