@@ -14,6 +14,8 @@
 #include "scatterops.h"
 
 #define SO_GIL_RELEASE_MIN ((npy_intp)1 << 14)
+/* data from this size on is copied into a fresh out by the walk itself (engine.c) */
+#define SO_FUSED_MIN_BYTES ((npy_intp)1 << 20)
 
 static const struct {
     const char *name;
@@ -191,11 +193,11 @@ so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (bad >= 0) NOT_HANDLED();                          /* the IndexError is Python's */
     }
 
-    if (out == NULL && PyArray_IS_C_CONTIGUOUS(data) &&
-            PyArray_NBYTES(data) >= ((npy_intp)8 << 20) && so_get_num_threads() > 1) {
-        /* a large contiguous data: NumPy's allocator (huge pages), then a copy
-         * on several threads */
-        int nthreads = so_get_num_threads();
+    if (out == NULL && PyArray_IS_C_CONTIGUOUS(data) && PyArray_SIZE(upd) > 0 &&
+            PyArray_NBYTES(data) >= SO_FUSED_MIN_BYTES) {
+        /* a large contiguous data: NumPy's allocator (huge pages), left unwritten
+         * until the copy of data and the updates go over it together */
+        int nthreads = so_get_num_threads(), done;
         Py_INCREF(dd);
         result = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, dd, r, PyArray_DIMS(data),
                                                       NULL, NULL, 0, NULL);
@@ -203,12 +205,25 @@ so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             Py_DECREF(idx);
             return NULL;
         }
+        if (so_make_plan(&plan, kind, result, idx, upd, axis, NULL) < 0) {
+            Py_DECREF(result);
+            Py_DECREF(idx);
+            return NULL;
+        }
         Py_BEGIN_ALLOW_THREADS
-        so_parallel_copy(PyArray_BYTES(result), PyArray_BYTES(data),
-                         (size_t)PyArray_NBYTES(data), nthreads);
+        if (op == SO_NONE) so_dedup(&plan, kn.itemsize);
+        done = so_run_copying(&plan, &kn, nthreads, PyArray_BYTES(data), PyArray_NBYTES(data));
+        if (!done) {
+            so_parallel_copy(PyArray_BYTES(result), PyArray_BYTES(data),
+                             (size_t)PyArray_NBYTES(data), nthreads);
+            so_run_threaded(&plan, &kn, nthreads);
+        }
         Py_END_ALLOW_THREADS
+        free(plan.win);
+        Py_DECREF(idx);
+        return (PyObject *)result;
     }
-    else if (out == NULL) {
+    if (out == NULL) {
         result = (PyArrayObject *)PyArray_NewCopy(data, NPY_CORDER);
         if (result == NULL) {
             Py_DECREF(idx);

@@ -93,6 +93,12 @@ void so_run(const so_plan *p, const so_kernel *kn);
 /* engine.c: the walk split over up to nthreads threads by output ownership;
  * returns the number of threads that ran. */
 int so_run_threaded(const so_plan *p, const so_kernel *kn, int nthreads);
+/* engine.c: out of place, out fresh and laid out as data (src, nbytes): copy
+ * data into out and run the plan in one pass over bands of out, on up to
+ * nthreads threads; returns 0, having done nothing, if the plan does not own
+ * bands of out (copy, then so_run_threaded). */
+int so_run_copying(const so_plan *p, const so_kernel *kn, int nthreads, const char *src,
+                   npy_intp nbytes);
 /* engine.c: memcpy on up to nthreads threads (large copies only). */
 void so_parallel_copy(char *dst, const char *src, size_t nbytes, int nthreads);
 

@@ -762,4 +762,5 @@ def test_medium_random_calls_match_numpy_ufunc_at(call):
         scatterops.set_num_threads(saved)
     if out is not None:
         assert result is out
-    assert_identical(result, expected)
+    # NaN sign and payload are promised for assignment only (README), as in the other properties
+    assert_identical(result, expected, nans="bits" if S.CANONICAL[reduction] == "none" else "any")
