@@ -40,6 +40,119 @@ mix(npy_intp key)
     return h;
 }
 
+/* What gather_destinations keeps for each destination (see there). */
+enum { SO_LAST_WRITER, SO_COUNT_HITS };
+
+/* Walk the index dims in C order and run VISIT for each group, with oo its
+ * destination offset in out, su its update offset, and flat its index values
+ * as one number in the C order of the components. */
+#define SO_WALK_INDEX(p, lead, VISIT)                                                 \
+    do {                                                                              \
+        npy_intp cnt_[SO_MAXDIMS], su = 0;                                            \
+        const char *pi = (p)->idx;                                                    \
+        int nd_ = (p)->gnd - (lead), d_, j_;                                          \
+        for (d_ = 0; d_ < nd_; d_++) cnt_[d_] = 0;                                    \
+        for (;;) {                                                                    \
+            npy_intp oo = 0, flat = 0;                                                \
+            for (j_ = 0; j_ < (p)->k; j_++) {                                         \
+                npy_intp v_ = so_wrap(so_load_intp(pi + j_ * (p)->istep), (p)->isize[j_]); \
+                oo += v_ * (p)->is_out[j_];                                           \
+                flat = flat * (p)->isize[j_] + v_;                                    \
+            }                                                                         \
+            VISIT;                                                                    \
+            for (d_ = nd_ - 1; d_ >= 0; d_--) {                                       \
+                int g_ = (lead) + d_;                                                 \
+                pi += (p)->gs_idx[g_];                                                \
+                su += (p)->gs_upd[g_];                                                \
+                if (++cnt_[d_] < (p)->gshape[g_]) break;                              \
+                pi -= (p)->gs_idx[g_] * (p)->gshape[g_];                              \
+                su -= (p)->gs_upd[g_] * (p)->gshape[g_];                              \
+                cnt_[d_] = 0;                                                         \
+            }                                                                         \
+            if (d_ < 0) break;                                                        \
+        }                                                                             \
+    } while (0)
+
+/* Few possible destinations (the index space is at most a few times the number
+ * of groups): one slot per index value, no hashing, found in order. */
+#define SO_DIRECT_MAX ((npy_intp)1 << 26)
+
+static so_slot *
+gather_direct(const so_plan *p, int lead, int mode, npy_intp nflat, npy_intp *n_out)
+{
+    npy_intp *val = malloc(sizeof *val * (size_t)nflat), f, n = 0;
+    npy_intp *key = malloc(sizeof *key * (size_t)nflat);
+    char *seen = calloc((size_t)nflat, 1);
+    so_slot *table = NULL;
+    if (val == NULL || key == NULL || seen == NULL) goto done;
+    SO_WALK_INDEX(p, lead, {
+        if (!seen[flat]) {
+            seen[flat] = 1;
+            key[flat] = oo;
+            val[flat] = 0;
+            n++;
+        }
+        val[flat] = mode == SO_LAST_WRITER ? su : val[flat] + 1;
+    });
+    table = malloc(sizeof *table * (size_t)(n + 1));
+    if (table == NULL) goto done;
+    n = 0;
+    for (f = 0; f < nflat; f++) {
+        if (seen[f]) {
+            table[n].key = key[f];
+            table[n].src = val[f];
+            table[n].order = n;
+            n++;
+        }
+    }
+    *n_out = n;
+done:
+    free(val);
+    free(key);
+    free(seen);
+    return table;
+}
+
+static so_slot *
+gather_hashed(const so_plan *p, int lead, int mode, npy_intp ndest, npy_intp *n_out)
+{
+    npy_intp cap, i, n = 0, pos = 0;
+    so_slot *table;
+    for (cap = 16; cap < 2 * ndest; cap *= 2) {
+    }
+    table = malloc(sizeof *table * (size_t)cap);
+    if (table == NULL) {
+        return NULL;
+    }
+    for (i = 0; i < cap; i++) {
+        table[i].order = -1;
+    }
+    SO_WALK_INDEX(p, lead, {
+        npy_uintp h;
+        (void)flat;
+        for (h = mix(oo) & (npy_uintp)(cap - 1); table[h].order >= 0 && table[h].key != oo;
+             h = (h + 1) & (npy_uintp)(cap - 1)) {
+        }
+        if (table[h].order < 0) {
+            n++;
+            table[h].key = oo;
+            table[h].src = 0;
+        }
+        table[h].src = mode == SO_LAST_WRITER ? su : table[h].src + 1;
+        table[h].order = pos++;
+    });
+    {
+        npy_intp w = 0;
+        for (i = 0; i < cap; i++) {
+            if (table[i].order >= 0) {
+                table[w++] = table[i];
+            }
+        }
+    }
+    *n_out = n;
+    return table;
+}
+
 /*
  * Walk the index dims (the group dims after the leading ones that address out
  * directly) once, in C order, and gather one entry per destination offset:
@@ -48,13 +161,11 @@ mix(npy_intp key)
  * (offset, value) pairs sorted by offset, in a malloc'd array, or NULL when the
  * plan is not of that shape (or memory is short).
  */
-enum { SO_LAST_WRITER, SO_COUNT_HITS };
-
 static npy_intp *
 gather_destinations(const so_plan *p, int mode, int *lead_out, npy_intp *n_out)
 {
-    npy_intp nidx = 1, ndest = 1, cap, i, n = 0, cnt[SO_MAXDIMS];
-    int lead = 0, d, nd, j;
+    npy_intp nidx = 1, ndest = 1, nflat = 1, i, n = 0;
+    int lead = 0, d, j, sorted = 1, direct;
     so_slot *table;
     npy_intp *pairs;
 
@@ -71,58 +182,35 @@ gather_destinations(const so_plan *p, int mode, int *lead_out, npy_intp *n_out)
         ndest *= p->isize[j];   /* distinct destinations cannot outnumber these */
     }
     if (ndest > nidx) ndest = nidx;
-    for (cap = 16; cap < 2 * ndest; cap *= 2) {
+    for (j = 0; j < p->k && nflat <= SO_DIRECT_MAX; j++) {
+        nflat *= p->isize[j];
     }
-    table = malloc(sizeof *table * (size_t)cap);
+    direct = nflat <= SO_DIRECT_MAX && nflat <= 4 * nidx + 4096;
+    table = direct ? gather_direct(p, lead, mode, nflat, &n)
+                   : gather_hashed(p, lead, mode, ndest, &n);
     if (table == NULL) {
         return NULL;
     }
-    for (i = 0; i < cap; i++) {
-        table[i].order = -1;
+    for (i = 1; i < n && sorted; i++) {
+        sorted = table[i - 1].key < table[i].key;
     }
-    nd = p->gnd - lead;
-    for (d = 0; d < nd; d++) cnt[d] = 0;
-    {
-        const char *pi = p->idx;
-        npy_intp su = 0, pos = 0;
-        for (;;) {
-            npy_intp oo = 0;
-            npy_uintp h;
-            for (j = 0; j < p->k; j++) {
-                oo += so_wrap(so_load_intp(pi + j * p->istep), p->isize[j]) * p->is_out[j];
-            }
-            for (h = mix(oo) & (npy_uintp)(cap - 1); table[h].order >= 0 && table[h].key != oo;
-                 h = (h + 1) & (npy_uintp)(cap - 1)) {
-            }
-            if (table[h].order < 0) {
-                n++;
-                table[h].key = oo;
-                table[h].src = 0;
-            }
-            table[h].src = mode == SO_LAST_WRITER ? su : table[h].src + 1;
-            table[h].order = pos++;
-            for (d = nd - 1; d >= 0; d--) {
-                int g = lead + d;
-                pi += p->gs_idx[g];
-                su += p->gs_upd[g];
-                if (++cnt[d] < p->gshape[g]) break;
-                pi -= p->gs_idx[g] * p->gshape[g];
-                su -= p->gs_upd[g] * p->gshape[g];
-                cnt[d] = 0;
-            }
-            if (d < 0) break;
-        }
-    }
-    {
-        npy_intp w = 0;
-        for (i = 0; i < cap; i++) {
-            if (table[i].order >= 0) {
-                table[w++] = table[i];
+    if (!sorted) {
+        /* by destination: sequential writes */
+        qsort(table, (size_t)n, sizeof *table, by_key);
+        for (i = 1; i < n && direct; i++) {
+            if (table[i - 1].key == table[i].key) {
+                /* two index values, one destination (an out whose strides
+                 * overlap): only the hashed walk keeps them as one */
+                free(table);
+                table = gather_hashed(p, lead, mode, ndest, &n);
+                if (table == NULL) {
+                    return NULL;
+                }
+                qsort(table, (size_t)n, sizeof *table, by_key);
+                direct = 0;
             }
         }
     }
-    /* by destination: sequential writes */
-    qsort(table, (size_t)n, sizeof *table, by_key);
     pairs = malloc(sizeof *pairs * (size_t)(2 * n + 1));
     if (pairs != NULL) {
         for (i = 0; i < n; i++) {
@@ -143,7 +231,7 @@ so_dedup(so_plan *p, npy_intp itemsize)
     int lead, d;
 
     p->nwin = -1;
-    if (p->mask != NULL || p->bnd == 0) {
+    if (p->mask != NULL || p->bnd == 0 || p->out_overlaps) {
         return 0;
     }
     for (d = 0; d < p->bnd; d++) {
@@ -168,6 +256,9 @@ npy_intp *
 so_count_hits(const so_plan *p, int *lead, npy_intp *n)
 {
     int d;
+    if (p->out_overlaps) {
+        return NULL;            /* slices that share bytes: count per element */
+    }
     for (d = 0; d < p->bnd; d++) {
         if (p->bs_out[d] == 0) {
             return NULL;        /* a block that hits one element several times */

@@ -298,7 +298,7 @@ so_run_threaded(const so_plan *p, const so_kernel *kn, int nthreads)
 
     for (d = 0; d < p->gnd; d++) work *= p->gshape[d];
     for (d = 0; d < p->bnd; d++) work *= p->bshape[d];
-    if (kn->needs_gil || work == 0) {
+    if (kn->needs_gil || work == 0 || p->out_overlaps) {
         nthreads = 1;
     }
     if (nthreads > 1 && work / nthreads < SO_MIN_WORK_PER_THREAD) {

@@ -81,6 +81,34 @@ fold_constant_index_dims(so_plan *p)
     }
 }
 
+/* Whether two elements of a share bytes: sorted by stride, each dim must step
+ * past everything the dims with smaller strides reach (sufficient, and exact
+ * for every layout NumPy itself makes). */
+static int
+self_overlapping(PyArrayObject *a)
+{
+    npy_intp st[SO_MAXDIMS], sh[SO_MAXDIMS], reach = PyArray_ITEMSIZE(a);
+    int n = 0, d, e;
+    for (d = 0; d < PyArray_NDIM(a); d++) {
+        if (PyArray_DIM(a, d) == 0) return 0;
+        if (PyArray_DIM(a, d) > 1) {
+            npy_intp s = PyArray_STRIDE(a, d);
+            st[n] = s < 0 ? -s : s;
+            sh[n] = PyArray_DIM(a, d);
+            for (e = n; e > 0 && st[e - 1] > st[e]; e--) {
+                npy_intp t = st[e]; st[e] = st[e - 1]; st[e - 1] = t;
+                t = sh[e]; sh[e] = sh[e - 1]; sh[e - 1] = t;
+            }
+            n++;
+        }
+    }
+    for (d = 0; d < n; d++) {
+        if (st[d] < reach) return 1;
+        reach += st[d] * (sh[d] - 1);
+    }
+    return 0;
+}
+
 int
 so_make_plan(so_plan *p, int kind, PyArrayObject *out, PyArrayObject *idx,
              PyArrayObject *upd, int axis, PyArrayObject *mask)
@@ -102,6 +130,7 @@ so_make_plan(so_plan *p, int kind, PyArrayObject *out, PyArrayObject *idx,
     p->upd = PyArray_BYTES(upd);
     p->idx = PyArray_BYTES(idx);
     p->mask = mask ? PyArray_BYTES(mask) : NULL;
+    p->out_overlaps = r <= SO_MAXDIMS && self_overlapping(out);
 
     if (r < 1 || r > SO_MAXDIMS || ur > SO_MAXDIMS) {
         return shape_error("rank");

@@ -75,6 +75,11 @@ typedef struct {
      * win[2w + 1] (updates offset), w < nwin: the visible writes only. */
     npy_intp nwin;
     npy_intp *win;
+
+    /* out has elements that share bytes (a view made with as_strided): writes to
+     * different coordinates may then collide, so nothing reorders them (no
+     * winner lists, no hit counts per slice, one thread) */
+    int out_overlaps;
 } so_plan;
 
 /* plan.c: fills *p, or sets a Python exception and returns -1. */
