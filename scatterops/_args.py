@@ -59,7 +59,18 @@ def _asarray(func: str, name: str, value):
     try:
         return np.asarray(value)
     except (ValueError, TypeError) as exc:
-        raise type(exc)(f"{func}: {name} could not be converted to an array: {exc}") from exc
+        msg = f"{func}: {name} could not be converted to an array: {exc}"
+        try:
+            wrapped = type(exc)(msg)
+        except Exception:       # a subclass that is not built from a message (UnicodeDecodeError)
+            wrapped = (ValueError if isinstance(exc, ValueError) else TypeError)(msg)
+        raise wrapped from exc
+    except Exception as exc:
+        # the caller's own exception (from __array__, __len__, ...): it propagates as it
+        # is, with a note that says which argument raised it
+        if hasattr(exc, "add_note"):        # Python >= 3.11
+            exc.add_note(f"{func}: raised while converting {name} to an array")
+        raise
 
 
 def _reduction(func: str, reduction) -> str:
