@@ -118,15 +118,21 @@ def _indices(func: str, indices) -> np.ndarray:
     return indices
 
 
-def _as_intp(indices: np.ndarray) -> np.ndarray:
+def _as_intp(func: str, indices: np.ndarray) -> np.ndarray:
     """Native intp view or cast; uint64 values above intp's range become intp max
     (still out of range for every axis, so validation reports them)."""
     if indices.dtype == np.intp and indices.dtype.isnative:
         return indices
-    if indices.dtype.kind == "u" and indices.dtype.itemsize >= np.dtype(np.intp).itemsize \
-            and indices.size and indices.max() > _INTP_MAX:
-        indices = np.asarray(np.minimum(indices, np.array(_INTP_MAX, indices.dtype)))
-    return indices.astype(np.intp)
+    try:
+        if indices.dtype.kind == "u" and indices.dtype.itemsize >= np.dtype(np.intp).itemsize \
+                and indices.size and indices.max() > _INTP_MAX:
+            indices = np.asarray(np.minimum(indices, np.array(_INTP_MAX, indices.dtype)))
+        return indices.astype(np.intp)
+    except (ValueError, MemoryError) as exc:
+        # a broadcast view of narrow indices can hold more elements than an intp copy
+        # can: NumPy says "array is too big" (ValueError) or cannot allocate it
+        raise type(exc)(f"{func}: indices of dtype {indices.dtype} and shape {indices.shape} "
+                        f"({indices.size} elements) cannot be converted to intp: {exc}") from exc
 
 
 def _updates(func: str, updates, data: np.ndarray, shape: tuple, what: str) -> np.ndarray:
@@ -255,7 +261,7 @@ def check(func: str, data, indices, updates, axis, reduction, include_self, out,
     out = _out(func, out, data)
     check_reduction(func, reduction, data.dtype, given)
 
-    idx = _as_intp(original)
+    idx = _as_intp(func, original)
     if idx.size:
         pos = finder(idx, bounds)
         if pos >= 0:
