@@ -53,18 +53,24 @@ class Call(NamedTuple):
     out: Optional[np.ndarray]  # the user's out (checked), or None
 
 
+def _rewrapped(exc: Exception, msg: str) -> Exception:
+    """exc's class with msg -- or plain ValueError / TypeError for a subclass that is not
+    built from one message (UnicodeDecodeError)."""
+    try:
+        return type(exc)(msg)
+    except Exception:
+        return (ValueError if isinstance(exc, ValueError) else TypeError)(msg)
+
+
 def _asarray(func: str, name: str, value):
     if isinstance(value, np.ndarray):
         return value
     try:
         return np.asarray(value)
     except (ValueError, TypeError) as exc:
-        msg = f"{func}: {name} could not be converted to an array: {exc}"
-        try:
-            wrapped = type(exc)(msg)
-        except Exception:       # a subclass that is not built from a message (UnicodeDecodeError)
-            wrapped = (ValueError if isinstance(exc, ValueError) else TypeError)(msg)
-        raise wrapped from exc
+        # (built in a helper: a local holding the new exception would make a reference
+        # cycle through the traceback's frame, freed only by the cyclic collector)
+        raise _rewrapped(exc, f"{func}: {name} could not be converted to an array: {exc}") from exc
     except Exception as exc:
         # the caller's own exception (from __array__, __len__, ...): it propagates as it
         # is, with a note that says which argument raised it
