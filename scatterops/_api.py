@@ -89,6 +89,14 @@ def _finish_mean_apply(out: np.ndarray, counts: np.ndarray, include_self: bool) 
 
 
 def _execute(call: _args.Call) -> np.ndarray:
+    if (call.out is not None and call.reduction != "none" and call.data.dtype.hasobject
+            and call.updates.size):
+        # an object reduction runs the elements' own __add__, __lt__, ... which may raise
+        # halfway: compute into a fresh array and write out only once all of it
+        # succeeded, so that an error leaves out as it was (API.md)
+        result = _execute(call._replace(out=None))
+        np.copyto(call.out, result)
+        return call.out
     data = call.data
     if call.out is None:
         out = np.array(data, order="C", copy=True)

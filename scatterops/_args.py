@@ -53,13 +53,30 @@ class Call(NamedTuple):
     out: Optional[np.ndarray]  # the user's out (checked), or None
 
 
+def _rewrapped(exc: Exception, msg: str) -> Exception:
+    """exc's class with msg -- or plain ValueError / TypeError for a subclass that is not
+    built from one message (UnicodeDecodeError)."""
+    try:
+        return type(exc)(msg)
+    except Exception:
+        return (ValueError if isinstance(exc, ValueError) else TypeError)(msg)
+
+
 def _asarray(func: str, name: str, value):
     if isinstance(value, np.ndarray):
         return value
     try:
         return np.asarray(value)
     except (ValueError, TypeError) as exc:
-        raise type(exc)(f"{func}: {name} could not be converted to an array: {exc}") from exc
+        # (built in a helper: a local holding the new exception would make a reference
+        # cycle through the traceback's frame, freed only by the cyclic collector)
+        raise _rewrapped(exc, f"{func}: {name} could not be converted to an array: {exc}") from exc
+    except Exception as exc:
+        # the caller's own exception (from __array__, __len__, ...): it propagates as it
+        # is, with a note that says which argument raised it
+        if hasattr(exc, "add_note"):        # Python >= 3.11
+            exc.add_note(f"{func}: raised while converting {name} to an array")
+        raise
 
 
 def _reduction(func: str, reduction) -> str:
@@ -107,15 +124,21 @@ def _indices(func: str, indices) -> np.ndarray:
     return indices
 
 
-def _as_intp(indices: np.ndarray) -> np.ndarray:
+def _as_intp(func: str, indices: np.ndarray) -> np.ndarray:
     """Native intp view or cast; uint64 values above intp's range become intp max
     (still out of range for every axis, so validation reports them)."""
     if indices.dtype == np.intp and indices.dtype.isnative:
         return indices
-    if indices.dtype.kind == "u" and indices.dtype.itemsize >= np.dtype(np.intp).itemsize \
-            and indices.size and indices.max() > _INTP_MAX:
-        indices = np.asarray(np.minimum(indices, np.array(_INTP_MAX, indices.dtype)))
-    return indices.astype(np.intp)
+    try:
+        if indices.dtype.kind == "u" and indices.dtype.itemsize >= np.dtype(np.intp).itemsize \
+                and indices.size and indices.max() > _INTP_MAX:
+            indices = np.asarray(np.minimum(indices, np.array(_INTP_MAX, indices.dtype)))
+        return indices.astype(np.intp)
+    except (ValueError, MemoryError) as exc:
+        # a broadcast view of narrow indices can hold more elements than an intp copy
+        # can: NumPy says "array is too big" (ValueError) or cannot allocate it
+        raise type(exc)(f"{func}: indices of dtype {indices.dtype} and shape {indices.shape} "
+                        f"({indices.size} elements) cannot be converted to intp: {exc}") from exc
 
 
 def _updates(func: str, updates, data: np.ndarray, shape: tuple, what: str) -> np.ndarray:
@@ -244,7 +267,7 @@ def check(func: str, data, indices, updates, axis, reduction, include_self, out,
     out = _out(func, out, data)
     check_reduction(func, reduction, data.dtype, given)
 
-    idx = _as_intp(original)
+    idx = _as_intp(func, original)
     if idx.size:
         pos = finder(idx, bounds)
         if pos >= 0:
