@@ -95,7 +95,10 @@ def test_arbitrary_calls_equal_the_reference_or_raise_a_documented_error(
     assert exc_c == exc_r, (exc_c, exc_r)
     event("valid call" if exc_c is None else f"raised {exc_c.__name__}")
     if exc_c is None:
-        S.assert_identical(res_c, res_r)
+        # the very objects only where updates already held them: a Python float or a
+        # float array cast to object makes new float objects on each conversion
+        held = isinstance(updates, np.ndarray) and updates.dtype == object
+        S.assert_identical(res_c, res_r, "is" if held else "eq")
 
 
 @pytest.mark.parametrize("func", S.FUNCS)
