@@ -425,7 +425,7 @@ def build_large(src: Source, func: str):
         red = "add"
     include_self = src.chance(70)
     rows = src.pick((2, 3, 64, 1000, 5000))
-    cols = src.pick((1, 2, 8, 64, 300))
+    cols = src.pick((1, 2, 8, 64, 300, 600))     # 600: rows long enough to split by threads
     n = src.pick((1, 100, 2000, 40000))
     n = max(1, min(n, 200000 // max(rows, cols)))       # at most 2e5 updates
     data = (rng.integers(-3, 4, size=(rows, cols))).astype(dt)
