@@ -160,6 +160,7 @@ so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         k = PyArray_DIM(idx, q - 1);
         if (k > r || k < 1) NOT_HANDLED();                   /* k == 0: the Python layer */
         ur = q - 1 + r - (int)k;
+        if (ur > SO_MAXDIMS) NOT_HANDLED();                  /* req[] holds SO_MAXDIMS */
         for (d = 0; d < q - 1; d++) req[d] = PyArray_DIM(idx, d);
         for (d = (int)k; d < r; d++) req[q - 1 + d - k] = PyArray_DIM(data, d);
         for (d = 0; d < k; d++) bounds[d] = PyArray_DIM(data, d);

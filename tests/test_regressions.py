@@ -1,0 +1,45 @@
+"""Regression tests for bugs found by fuzzing and static analysis (issue 4).
+
+Each test names the bug it pins.  Some of them only fail visibly under the
+sanitizers (``bash tools/sanitize.sh``): the bug was a memory error that a plain
+build survives by luck.
+"""
+import numpy as np
+import pytest
+
+import scatterops as so
+import scatterops.reference as ref
+
+
+def _outcome(module, func, *args, **kw):
+    try:
+        return None, getattr(module, func)(*args, **kw)
+    except Exception as exc:  # noqa: BLE001 -- compared below
+        return type(exc), None
+
+
+# fast.c: scatter_nd filled the required updates shape, q - 1 + r - k dims, into a
+# SO_MAXDIMS (64) array before checking that it fits: indices and data of high rank
+# wrote up to 62 values past the end of a stack array (ASan: stack-buffer-overflow,
+# UBSan: index 64 out of bounds for type 'npy_intp[64]').
+@pytest.mark.parametrize("q", [33, 40, 64])
+@pytest.mark.parametrize("updates", [np.zeros(1), np.zeros((1,) * 64)])
+def test_scatter_nd_whose_required_updates_rank_exceeds_64_is_a_value_error(q, updates):
+    data = np.zeros((2,) + (1,) * 63)
+    indices = np.zeros((1,) * (q - 1) + (1,), dtype=np.intp)   # k = 1: rank q - 1 + 63
+    for module in (so, ref):
+        with pytest.raises(ValueError, match="required shape"):
+            module.scatter_nd(data, indices, updates)
+    before = data.copy()
+    with pytest.raises(ValueError):
+        so.scatter_nd(data, indices, updates, out=data)
+    assert (data == before).all()
+
+
+def test_scatter_nd_of_rank_64_with_rank_64_updates_still_works():
+    data = np.zeros((2,) + (1,) * 63)
+    indices = np.array([[1]], dtype=np.intp)                  # q = 2, k = 1: rank 64
+    updates = np.ones((1,) + (1,) * 63)
+    exp = ref.scatter_nd(data, indices, updates, reduction="add")
+    res = so.scatter_nd(data, indices, updates, reduction="add")
+    np.testing.assert_array_equal(res, exp, strict=True)
