@@ -180,6 +180,10 @@ def test_repeated_calls_do_not_grow_memory(name):
     finally:
         tracemalloc.stop()
     assert grown < 64 * 1024, f"{name}: {grown} bytes more (tracemalloc) after {n} calls"
+    if os.environ.get("SCATTEROPS_SANITIZED"):
+        # tools/sanitize.sh: AddressSanitizer holds freed memory in quarantine, so RSS
+        # grows by design there; the plain suite measures it
+        pytest.skip("RSS not measured under AddressSanitizer (tracemalloc part passed)")
 
     # RSS: everything, the C core's malloc included; measured over the last of three
     # halves, once the allocator has settled
