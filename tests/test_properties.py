@@ -762,4 +762,7 @@ def test_medium_random_calls_match_numpy_ufunc_at(call):
         scatterops.set_num_threads(saved)
     if out is not None:
         assert result is out
-    assert_identical(result, expected)
+    # where two NaNs meet in an arithmetic reduction, which one survives is not promised
+    # (README, "Reductions"): any NaN will do there, as in every other reduction test
+    nans = "bits" if S.CANONICAL[reduction] == "none" else "any"
+    assert_identical(result, expected, nans=nans)
