@@ -3,6 +3,7 @@ user code calling the API, and reject a call it should reject."""
 import os
 import subprocess
 import sys
+import sysconfig
 import textwrap
 
 import pytest
@@ -31,7 +32,12 @@ def _mypy(tmp_path, code):
     path.write_text(code)
     import scatterops
     root = os.path.dirname(os.path.dirname(scatterops.__file__))
-    env = dict(os.environ, MYPYPATH=root)
+    env = dict(os.environ)
+    # a checkout (in-place or editable build) goes on MYPYPATH; an installed wheel is found by
+    # mypy in site-packages, which it refuses to have on MYPYPATH
+    site_dirs = {os.path.realpath(p) for p in sysconfig.get_paths().values()}
+    if os.path.realpath(root) not in site_dirs:
+        env["MYPYPATH"] = root
     return subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
                            "--cache-dir", str(tmp_path / "cache"), str(path)],
                           capture_output=True, text=True, env=env, cwd=tmp_path)
