@@ -141,7 +141,19 @@ def _as_intp(func: str, indices: np.ndarray) -> np.ndarray:
                         f"({indices.size} elements) cannot be converted to intp: {exc}") from exc
 
 
+#: NEP 50: a Python scalar is "weak": it takes the dtype of the array it meets where its
+#: kind fits (NumPy's own ``np.add(a, 5, out=a, casting="same_kind")`` works on uint8)
+_WEAK_KINDS = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}
+
+
 def _updates(func: str, updates, data: np.ndarray, shape: tuple, what: str) -> np.ndarray:
+    if data.dtype.kind in _WEAK_KINDS.get(type(updates), ""):
+        if type(updates) is int and data.dtype.kind in "iu":
+            info = np.iinfo(data.dtype)
+            if not info.min <= updates <= info.max:
+                raise TypeError(f"{func}: updates {updates} is out of range for data's dtype "
+                                f"{data.dtype} (a Python int is cast only where it fits)")
+        updates = np.asarray(updates, dtype=data.dtype)
     updates = _asarray(func, "updates", updates)
     if updates.dtype != data.dtype:
         # an empty updates (``[]`` is float64) has no value to cast

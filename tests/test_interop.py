@@ -118,17 +118,23 @@ def test_python_scalar_update_equals_the_same_value_as_an_array(func, dtype, val
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32, np.uint64])
-@pytest.mark.xfail(strict=True, raises=TypeError,
-                   reason="known bug: a Python int update is converted to int64 by np.asarray, "
-                          "and int64 -> uint* is refused under 'same_kind'; NumPy treats Python "
-                          "scalars as weak (NEP 50: np.add(a, 5, out=a, casting='same_kind') "
-                          "works on uint8)")
 def test_python_int_update_into_unsigned_data(dtype):
     data = np.zeros(4, dtype)
     result = scatter_update(data, [1, 3], 1)
     want = data.copy()
     want[[1, 3]] = 1
     assert_identical(result, want)
+
+
+@pytest.mark.parametrize("dtype,value", [(np.uint8, 256), (np.uint8, -1), (np.int8, 300),
+                                         (np.int64, 2**63), (np.uint64, -1)])
+def test_python_int_update_out_of_range_is_a_refused_cast(dtype, value):
+    # a Python int takes data's dtype only where it fits (NumPy 2 raises OverflowError
+    # there; API.md's class for a refused cast is TypeError), on every NumPy version
+    data = np.zeros(4, dtype)
+    with pytest.raises(TypeError, match="updates"):
+        scatter_update(data, [1, 3], value)
+    assert not data.any()
 
 
 @pytest.mark.parametrize("index", [2, -1, np.int8(2), np.uint64(2), np.array(2)])
