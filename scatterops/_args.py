@@ -160,7 +160,11 @@ def _updates(func: str, updates, data: np.ndarray, shape: tuple, what: str) -> n
         if updates.size and not np.can_cast(updates.dtype, data.dtype, casting="same_kind"):
             raise TypeError(f"{func}: updates of dtype {updates.dtype} cannot be cast to data's "
                             f"dtype {data.dtype} under the 'same_kind' rule")
-        updates = updates.astype(data.dtype)
+        try:
+            updates = updates.astype(data.dtype)
+        except UnicodeError as exc:     # bytes that are not ASCII into str, or back
+            raise TypeError(f"{func}: updates of dtype {updates.dtype} cannot be cast to data's "
+                            f"dtype {data.dtype}: {exc}") from None
     if updates.shape != shape:
         try:
             updates = np.broadcast_to(updates, shape)

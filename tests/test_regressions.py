@@ -43,3 +43,14 @@ def test_scatter_nd_of_rank_64_with_rank_64_updates_still_works():
     exp = ref.scatter_nd(data, indices, updates, reduction="add")
     res = so.scatter_nd(data, indices, updates, reduction="add")
     np.testing.assert_array_equal(res, exp, strict=True)
+
+
+@pytest.mark.parametrize("func", ["scatter_update", "scatter_nd", "scatter_elements"])
+def test_bytes_that_are_not_ascii_into_str_data_name_updates(func):
+    # found by the atheris target: the cast raised a bare UnicodeDecodeError
+    data = np.array(["a", "b"])
+    before = data.copy()
+    idx = [[0]] if func == "scatter_nd" else [0]
+    with pytest.raises(TypeError, match="updates"):
+        getattr(so, func)(data, idx, np.array([b"\xff"]), out=data)
+    assert (data == before).all()
