@@ -70,11 +70,32 @@ try:
     import ml_dtypes as _ml
     USER_DTYPES = [np.dtype(_ml.bfloat16), np.dtype(_ml.float8_e4m3fn), np.dtype(_ml.float8_e5m2)]
 except ImportError:  # pragma: no cover - optional
+    _ml = None
     USER_DTYPES = []
+
+#: every dtype the installed ml_dtypes defines, by kind of values (tests/test_ml_dtypes.py);
+#: names an older ml_dtypes lacks are left out
+ML_FLOAT_NAMES = ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+                  "float8_e4m3b11fnuz", "float8_e4m3", "float8_e3m4", "float8_e8m0fnu",
+                  "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn")
+ML_COMPLEX_NAMES = ("complex32", "bcomplex32")
+ML_INT_NAMES = ("int4", "uint4", "int2", "uint2", "int1", "uint1")
+ML_DTYPES = {name: np.dtype(getattr(_ml, name))
+             for name in ML_FLOAT_NAMES + ML_COMPLEX_NAMES + ML_INT_NAMES if hasattr(_ml, name)}
+
+
+def ml_kind(dtype: np.dtype) -> Optional[str]:
+    """"float", "complex" or "int" for an ml_dtypes dtype, else None.  (Compared by type:
+    ml_dtypes reuses NumPy's type characters, int1 is 'e' like float16.)"""
+    for name, dt in ML_DTYPES.items():
+        if dtype.type is dt.type:
+            return "complex" if name in ML_COMPLEX_NAMES else "int" if name in ML_INT_NAMES else "float"
+    return None
 
 
 def is_user_float(dtype: np.dtype) -> bool:
-    return any(dtype == u for u in USER_DTYPES)
+    """An ml_dtypes floating dtype (real or complex): NaN-aware comparisons, values via float32."""
+    return ml_kind(np.dtype(dtype)) in ("float", "complex")
 
 
 #: every dtype NumPy can hold that the suite draws (reduction="none" must work on all)
@@ -203,6 +224,15 @@ def _leaf_values(draw, dtype: np.dtype, n: int, objects: str) -> np.ndarray:
         native = _leaf_values(draw, dtype.newbyteorder("="), n, objects)
         return native.byteswap().view(dtype)          # same logical values, other order
     kind = dtype.kind
+    ml = ml_kind(dtype)
+    if ml == "int":                                # ml_dtypes' int4, uint2, ...
+        info = _ml.iinfo(dtype)
+        vals = draw(st.lists(st.integers(int(info.min), int(info.max)), min_size=n, max_size=n))
+        return np.array(vals, dtype=np.int64).astype(dtype)
+    if ml == "complex":                            # via complex64 bit patterns, rounded
+        c8 = _leaf_values(draw, np.dtype(np.complex64), n, objects)
+        with np.errstate(all="ignore"):
+            return c8.astype(dtype)
     if is_user_float(dtype):                       # via float32 bit patterns, rounded
         f32 = _leaf_values(draw, np.dtype(np.float32), n, objects)
         with np.errstate(all="ignore"):
@@ -394,7 +424,7 @@ class Recipe:
 
     def __repr__(self):
         dt = self.values.dtype
-        spec = repr(dt.descr) if dt.names else f"ml_dtypes.{dt.name}" if is_user_float(dt) else repr(dt.str)
+        spec = repr(dt.descr) if dt.names else f"ml_dtypes.{dt.name}" if ml_kind(dt) else repr(dt.str)
         note = "" if self.layout.kind == "C" else f"  # layout {self.layout!r}"
         return f"np.array({self.values.tolist()!r}, dtype={spec}).reshape({self.values.shape}){note}"
 
@@ -611,7 +641,7 @@ def cases(draw, funcs=FUNCS, dtypes=ALL_DTYPES, reductions=("none",), include_se
     udtype = dtype
     if updates_casts:
         choice = draw(st.sampled_from(["same", "same", "same", "swapped", "other"]))
-        if choice == "swapped" and not is_user_float(dtype):
+        if choice == "swapped" and ml_kind(dtype) is None:
             udtype = swapped(dtype)
         elif choice == "other":
             options = [d for d in ALL_DTYPES
