@@ -25,7 +25,10 @@ _fast = _core.fast
 
 
 def _typed(dtype: np.dtype) -> bool:
-    return dtype.isnative and dtype.char in _core.TYPED
+    # By type, not by character alone: user dtypes may reuse a builtin's letter
+    # (ml_dtypes' float8_e4m3b11fnuz is 'L', int1 is 'e').
+    return (dtype.isnative and dtype.char in _core.TYPED
+            and dtype.type is np.dtype(dtype.char).type)
 
 
 def _flat_targets(call: _args.Call, out: np.ndarray) -> np.ndarray:
