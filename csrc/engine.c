@@ -12,6 +12,10 @@
 #include "scatterops.h"
 
 #define SO_PREFETCH_AHEAD 8
+/* run_winners: prefetch the source run this many winners ahead, if at most
+ * this many bytes */
+#define SO_WINNER_AHEAD 8
+#define SO_WINNER_PREFETCH_MAX 2048
 
 /* Offset of a group's destination in out (and in mask) from its index components. */
 static inline void
@@ -152,11 +156,22 @@ run_winners(const so_plan *p, const so_kernel *kn)
     const char *u = p->upd;
     int d;
 
+    /* a winner's slice comes from anywhere in updates: when it is one short
+     * contiguous run, start reading the run a few winners ahead */
+    npy_intp span = p->bnd == 1 && p->bs_upd[0] == kn->itemsize ? p->bshape[0] * kn->itemsize : 0;
+    if (span > SO_WINNER_PREFETCH_MAX) span = 0;
+
     for (d = 0; d < p->gnd; d++) {
         cnt[d] = 0;
     }
     for (;;) {
         for (w = 0; w < p->nwin; w++) {
+            if (span > 0 && w + SO_WINNER_AHEAD < p->nwin) {
+                const char *s = u + p->win[2 * (w + SO_WINNER_AHEAD) + 1];
+                npy_intp b;
+                for (b = 0; b < span; b += 64) __builtin_prefetch(s + b, 0);
+                __builtin_prefetch(s + span - 1, 0);
+            }
             run_block(p, kn, o + p->win[2 * w], u + p->win[2 * w + 1], NULL);
         }
         for (d = p->gnd - 1; d >= 0; d--) {
