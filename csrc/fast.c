@@ -200,8 +200,7 @@ so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
          * until the copy of data and the updates go over it together */
         int nthreads = so_get_num_threads(), done;
         Py_INCREF(dd);
-        result = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, dd, r, PyArray_DIMS(data),
-                                                      NULL, NULL, 0, NULL);
+        result = so_pool_new_array(dd, r, PyArray_DIMS(data));
         if (result == NULL) {
             Py_DECREF(idx);
             return NULL;
@@ -224,7 +223,16 @@ so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_DECREF(idx);
         return (PyObject *)result;
     }
-    if (out == NULL) {
+    if (out == NULL && (size_t)PyArray_NBYTES(data) >= SO_POOL_MIN) {
+        Py_INCREF(dd);
+        result = so_pool_new_array(dd, r, PyArray_DIMS(data));
+        if (result == NULL || PyArray_CopyInto(result, data) < 0) {
+            Py_XDECREF(result);
+            Py_DECREF(idx);
+            return NULL;
+        }
+    }
+    else if (out == NULL) {
         result = (PyArrayObject *)PyArray_NewCopy(data, NPY_CORDER);
         if (result == NULL) {
             Py_DECREF(idx);

@@ -312,6 +312,10 @@ static PyMethodDef so_methods[] = {
     {"find_bad_index", so_find_bad_index_py, METH_VARARGS, find_bad_index_doc},
     {"mean_finish", so_mean_finish_py, METH_VARARGS, mean_finish_doc},
     {"scatter_mean", so_scatter_mean, METH_VARARGS, scatter_mean_doc},
+    {"copy", so_pool_copy, METH_O,
+     "copy(a, /)\n--\n\nA C-ordered copy of the ndarray a (large ones in the output cache's memory)."},
+    {"output_cache_info", so_pool_info, METH_NOARGS,
+     "output_cache_info()\n--\n\nThe cache of freed output blocks: limit, blocks, bytes, hits, misses."},
     {NULL, NULL, 0, NULL}
 };
 
@@ -322,6 +326,9 @@ so_exec(PyObject *m)
         return -1;
     }
     if (PyModule_AddStringConstant(m, "TYPED", so_typed_chars) < 0) {
+        return -1;
+    }
+    if (so_pool_init() < 0) {
         return -1;
     }
     return 0;

@@ -129,6 +129,16 @@ void so_mean_finish(PyArrayObject *out, PyArrayObject *counts, int include_self)
 void so_mean_finish_hits(const so_plan *p, PyArray_Descr *d, int lead, const npy_intp *hits,
                          npy_intp nhits, int include_self);
 
+/* pool.c: outputs of SO_POOL_MIN bytes or more come from a cache of freed
+ * output blocks (a NumPy memory handler).  so_pool_new_array steals descr as
+ * PyArray_NewFromDescr does. */
+#define SO_POOL_MIN ((size_t)1 << 20)
+int so_pool_init(void);
+PyArrayObject *so_pool_new_array(PyArray_Descr *descr, int nd, npy_intp const *dims);
+PyObject *so_pool_info(PyObject *self, PyObject *noargs);
+/* _core.copy(a): a C-ordered copy of the ndarray a, large ones in cached memory */
+PyObject *so_pool_copy(PyObject *self, PyObject *arg);
+
 /* validate.c: flat C-order position of the first index out of range, or -1. */
 npy_intp so_find_bad_index(PyArrayObject *idx, const npy_intp *bounds, int nbounds);
 

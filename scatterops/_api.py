@@ -102,7 +102,7 @@ def _execute(call: _args.Call) -> np.ndarray:
         return call.out
     data = call.data
     if call.out is None:
-        out = np.array(data, order="C", copy=True)
+        out = _core.copy(data)              # large: memory a dropped result faulted in
     else:
         out = call.out
         if out is not data:

@@ -1,0 +1,270 @@
+/*
+ * pool.c: a small cache of the memory behind large out-of-place results.
+ *
+ * A fresh output is paid for in page faults: the kernel zeroes every page on
+ * first touch, which on this kind of machine costs a third to a half of the copy
+ * of data itself (docs: MEASURED.md; a 154 MB float32 ScatterUpdate-3 output,
+ * 2 threads: 27 ms fresh against 18 ms into touched memory).  A program that
+ * calls scatterops in a loop drops each result before the next call; this cache
+ * keeps a few of those blocks, already faulted in, and hands them out again --
+ * what ONNX Runtime's arena and OpenVINO's preallocated outputs do.
+ *
+ * It is a NumPy memory handler (PyDataMem_SetHandler), set only around the
+ * allocation of a large output in fast.c.  The array records the handler, so it
+ * owns its data as any NumPy array does (resize, owndata, tracemalloc all as
+ * usual) and NumPy gives the block back through so_pool_free when the array
+ * dies.  Blocks of SO_POOL_MIN bytes or more are 2 MiB aligned and advised for
+ * huge pages, like NumPy's own; smaller ones are plain malloc.  At most
+ * SO_POOL_SLOTS blocks and so_pool_limit bytes are kept (SCATTEROPS_OUTPUT_CACHE
+ * bytes, 0 to turn the cache off); the oldest go first.  The cached memory is
+ * never shown to the user uninitialised in a way NumPy's is not: every result
+ * is fully written (data copied, updates applied) before it is returned.
+ *
+ * NumPy allocates and frees array data with the GIL held, and the GIL is never
+ * released in here: it guards the slots.
+ */
+#include "scatterops.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#define SO_POOL_HDR 64                       /* keeps the data 64-byte aligned */
+#define SO_POOL_ALIGN ((size_t)2 << 20)      /* a huge page */
+#define SO_POOL_SLOTS 4
+
+/* Stored at the start of every block, SO_POOL_HDR bytes before the data. */
+typedef struct {
+    size_t cap;    /* bytes of the block (header included) if pooled, else 0 */
+    size_t size;   /* bytes of data the owner asked for */
+} so_pool_hdr;
+
+static struct {
+    char *base;
+    size_t cap;
+    unsigned long age;
+} slots[SO_POOL_SLOTS];
+
+static size_t cached_bytes;
+static unsigned long clock_now;
+static size_t so_pool_limit = (size_t)256 << 20;
+static unsigned long pool_hits, pool_misses;
+
+static void *
+block_new(size_t size)
+{
+    char *base = NULL;
+    so_pool_hdr *h;
+    if (size > SIZE_MAX - SO_POOL_ALIGN - SO_POOL_HDR) return NULL;
+    if (size < SO_POOL_MIN) {
+        base = malloc(size + SO_POOL_HDR);
+        if (base == NULL) return NULL;
+        h = (so_pool_hdr *)base;
+        h->cap = 0;
+    }
+    else {
+        size_t cap = (size + SO_POOL_HDR + SO_POOL_ALIGN - 1) & ~(SO_POOL_ALIGN - 1);
+        int i, best = -1;
+        /* the smallest cached block that fits and wastes under a quarter */
+        for (i = 0; i < SO_POOL_SLOTS; i++) {
+            if (slots[i].base != NULL && slots[i].cap >= cap && slots[i].cap - cap <= cap / 4 &&
+                    (best < 0 || slots[i].cap < slots[best].cap)) {
+                best = i;
+            }
+        }
+        if (best >= 0) {
+            base = slots[best].base;
+            cap = slots[best].cap;
+            slots[best].base = NULL;
+            cached_bytes -= cap;
+            pool_hits++;
+        }
+        else {
+            void *p;
+            if (posix_memalign(&p, SO_POOL_ALIGN, cap) != 0) return NULL;
+            base = p;
+#ifdef MADV_HUGEPAGE
+            (void)madvise(base, cap, MADV_HUGEPAGE);   /* advice only */
+#endif
+            pool_misses++;
+        }
+        h = (so_pool_hdr *)base;
+        h->cap = cap;
+    }
+    h->size = size;
+    return base + SO_POOL_HDR;
+}
+
+static void
+drop_oldest(void)
+{
+    int i, old = -1;
+    for (i = 0; i < SO_POOL_SLOTS; i++) {
+        if (slots[i].base != NULL && (old < 0 || slots[i].age < slots[old].age)) old = i;
+    }
+    if (old >= 0) {
+        free(slots[old].base);
+        cached_bytes -= slots[old].cap;
+        slots[old].base = NULL;
+    }
+}
+
+static void
+block_free(void *ptr)
+{
+    char *base;
+    size_t cap;
+    int i, used = 0;
+    if (ptr == NULL) return;
+    base = (char *)ptr - SO_POOL_HDR;
+    cap = ((so_pool_hdr *)base)->cap;
+    if (cap == 0 || cap > so_pool_limit) {
+        free(base);
+        return;
+    }
+    for (i = 0; i < SO_POOL_SLOTS; i++) used += slots[i].base != NULL;
+    while (used > 0 && (used == SO_POOL_SLOTS || cached_bytes + cap > so_pool_limit)) {
+        drop_oldest();
+        used--;
+    }
+    for (i = 0; i < SO_POOL_SLOTS; i++) {
+        if (slots[i].base == NULL) {
+            slots[i].base = base;
+            slots[i].cap = cap;
+            slots[i].age = ++clock_now;
+            cached_bytes += cap;
+            return;
+        }
+    }
+    free(base);   /* not reached: a slot was freed above */
+}
+
+static void *
+pool_malloc(void *ctx, size_t size)
+{
+    (void)ctx;
+    return block_new(size);
+}
+
+static void *
+pool_calloc(void *ctx, size_t nelem, size_t elsize)
+{
+    void *p;
+    (void)ctx;
+    if (elsize != 0 && nelem > SIZE_MAX / elsize) return NULL;
+    p = block_new(nelem * elsize);
+    if (p != NULL) memset(p, 0, nelem * elsize);
+    return p;
+}
+
+static void *
+pool_realloc(void *ctx, void *ptr, size_t size)
+{
+    so_pool_hdr *h;
+    void *q;
+    (void)ctx;
+    if (ptr == NULL) return block_new(size);
+    h = (so_pool_hdr *)((char *)ptr - SO_POOL_HDR);
+    if (h->cap == 0 && size < SO_POOL_MIN) {
+        char *base = realloc(h, size + SO_POOL_HDR);
+        if (base == NULL) return NULL;
+        ((so_pool_hdr *)base)->size = size;
+        return base + SO_POOL_HDR;
+    }
+    q = block_new(size);
+    if (q == NULL) return NULL;
+    memcpy(q, ptr, h->size < size ? h->size : size);
+    block_free(ptr);
+    return q;
+}
+
+static void
+pool_free(void *ctx, void *ptr, size_t size)
+{
+    (void)ctx;
+    (void)size;
+    block_free(ptr);
+}
+
+static PyDataMem_Handler so_pool_handler = {
+    "scatterops_output_cache",
+    1,
+    {NULL, pool_malloc, pool_calloc, pool_realloc, pool_free},
+};
+
+static PyObject *pool_capsule;
+
+int
+so_pool_init(void)
+{
+    const char *env = getenv("SCATTEROPS_OUTPUT_CACHE");
+    if (env != NULL && *env != '\0') {
+        char *end;
+        unsigned long long v = strtoull(env, &end, 10);
+        if (*end == '\0') so_pool_limit = (size_t)v;
+    }
+    if (pool_capsule == NULL) {
+        pool_capsule = PyCapsule_New(&so_pool_handler, "mem_handler", NULL);
+        if (pool_capsule == NULL) return -1;
+    }
+    return 0;
+}
+
+PyArrayObject *
+so_pool_new_array(PyArray_Descr *descr, int nd, npy_intp const *dims)
+{
+    PyObject *prev, *again;
+    PyArrayObject *a;
+    if (pool_capsule == NULL || so_pool_limit == 0) {
+        return (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims, NULL, NULL,
+                                                     0, NULL);
+    }
+    prev = PyDataMem_SetHandler(pool_capsule);
+    if (prev == NULL) {
+        Py_DECREF(descr);
+        return NULL;
+    }
+    a = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims, NULL, NULL, 0,
+                                              NULL);
+    again = PyDataMem_SetHandler(prev);
+    Py_DECREF(prev);
+    if (again == NULL) {
+        Py_XDECREF(a);
+        return NULL;
+    }
+    Py_DECREF(again);
+    return a;
+}
+
+PyObject *
+so_pool_info(PyObject *self, PyObject *noargs)
+{
+    int i, n = 0;
+    (void)self;
+    (void)noargs;
+    for (i = 0; i < SO_POOL_SLOTS; i++) n += slots[i].base != NULL;
+    return Py_BuildValue("{s:n,s:n,s:n,s:k,s:k}", "limit", (Py_ssize_t)so_pool_limit,
+                         "blocks", (Py_ssize_t)n, "bytes", (Py_ssize_t)cached_bytes,
+                         "hits", pool_hits, "misses", pool_misses);
+}
+
+PyObject *
+so_pool_copy(PyObject *self, PyObject *arg)
+{
+    PyArrayObject *a = (PyArrayObject *)arg, *r;
+    (void)self;
+    if (!PyArray_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "copy: expected an ndarray");
+        return NULL;
+    }
+    if ((size_t)PyArray_NBYTES(a) < SO_POOL_MIN) {
+        return PyArray_NewCopy(a, NPY_CORDER);
+    }
+    Py_INCREF(PyArray_DESCR(a));
+    r = so_pool_new_array(PyArray_DESCR(a), PyArray_NDIM(a), PyArray_DIMS(a));
+    if (r == NULL || PyArray_CopyInto(r, a) < 0) {
+        Py_XDECREF(r);
+        return NULL;
+    }
+    return (PyObject *)r;
+}
