@@ -411,6 +411,90 @@ so_parallel_copy(char *dst, const char *src, size_t nbytes, int nthreads)
     }
 }
 
+/* ---- a transposed data into a C-ordered out -----------------------------------
+ *
+ * An out-of-place result is C-contiguous (API.md) even when data is a
+ * transposed view.  NumPy's strided copy walks one side with a large stride and
+ * misses the cache on every element; here the matrix is cut into tiles small
+ * enough that both the rows read and the rows written stay in L1, and the
+ * threads take bands of output rows.
+ */
+#define SO_TILE 32
+
+typedef struct {
+    char *dst;
+    const char *src;
+    npy_intp r0, r1, rows, cols, isz;
+} so_transpose_task;
+
+#define TRANSPOSE_TILE(T)                                                             \
+    for (r = rt; r < re; r++) {                                                       \
+        T *d = (T *)(void *)(t->dst + (r * t->cols) * (npy_intp)sizeof(T));           \
+        const T *s = (const T *)(const void *)(t->src + r * (npy_intp)sizeof(T));     \
+        for (c = ct; c < ce; c++) d[c] = s[c * t->rows];                              \
+    }
+
+static void *
+transpose_main(void *arg)
+{
+    so_transpose_task *t = (so_transpose_task *)arg;
+    npy_intp rt, ct, r, c;
+    for (rt = t->r0; rt < t->r1; rt += SO_TILE) {
+        npy_intp re = rt + SO_TILE < t->r1 ? rt + SO_TILE : t->r1;
+        for (ct = 0; ct < t->cols; ct += SO_TILE) {
+            npy_intp ce = ct + SO_TILE < t->cols ? ct + SO_TILE : t->cols;
+            switch (t->isz) {
+                case 1: TRANSPOSE_TILE(npy_uint8) break;
+                case 2: TRANSPOSE_TILE(npy_uint16) break;
+                case 4: TRANSPOSE_TILE(npy_uint32) break;
+                case 8: TRANSPOSE_TILE(npy_uint64) break;
+                default:
+                    for (r = rt; r < re; r++) {
+                        for (c = ct; c < ce; c++) {
+                            memcpy(t->dst + (r * t->cols + c) * t->isz,
+                                   t->src + (c * t->rows + r) * t->isz, (size_t)t->isz);
+                        }
+                    }
+            }
+        }
+    }
+    return NULL;
+}
+
+void
+so_transpose_copy(char *dst, const char *src, npy_intp rows, npy_intp cols, npy_intp isz,
+                  int nthreads)
+{
+    so_transpose_task tasks[16];
+    pthread_t tids[16];
+    int started[16] = {0};
+    int t;
+    size_t nbytes = (size_t)rows * (size_t)cols * (size_t)isz;
+    if (nthreads > 16) nthreads = 16;
+    if ((size_t)nthreads > nbytes / SO_MIN_COPY_PER_THREAD) {
+        nthreads = (int)(nbytes / SO_MIN_COPY_PER_THREAD);
+    }
+    if (nthreads > rows / SO_TILE) nthreads = (int)(rows / SO_TILE);
+    if (nthreads < 1) nthreads = 1;
+    for (t = 0; t < nthreads; t++) {
+        tasks[t].dst = dst;
+        tasks[t].src = src;
+        tasks[t].r0 = rows / SO_TILE * t / nthreads * SO_TILE;
+        tasks[t].r1 = t + 1 == nthreads ? rows : rows / SO_TILE * (t + 1) / nthreads * SO_TILE;
+        tasks[t].rows = rows;
+        tasks[t].cols = cols;
+        tasks[t].isz = isz;
+    }
+    for (t = 1; t < nthreads; t++) {
+        started[t] = pthread_create(&tids[t], NULL, transpose_main, &tasks[t]) == 0;
+    }
+    transpose_main(&tasks[0]);
+    for (t = 1; t < nthreads; t++) {
+        if (started[t]) pthread_join(tids[t], NULL);
+        else transpose_main(&tasks[t]);
+    }
+}
+
 /* ---- out of place: the copy of data fused into the walk ----------------------
  *
  * A fresh out must first hold data, then take the updates.  Done as two passes,

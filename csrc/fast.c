@@ -226,7 +226,7 @@ so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (out == NULL && (size_t)PyArray_NBYTES(data) >= SO_POOL_MIN) {
         Py_INCREF(dd);
         result = so_pool_new_array(dd, r, PyArray_DIMS(data));
-        if (result == NULL || PyArray_CopyInto(result, data) < 0) {
+        if (result == NULL || so_copy_to_c(result, data) < 0) {
             Py_XDECREF(result);
             Py_DECREF(idx);
             return NULL;

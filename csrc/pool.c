@@ -262,9 +262,28 @@ so_pool_copy(PyObject *self, PyObject *arg)
     }
     Py_INCREF(PyArray_DESCR(a));
     r = so_pool_new_array(PyArray_DESCR(a), PyArray_NDIM(a), PyArray_DIMS(a));
-    if (r == NULL || PyArray_CopyInto(r, a) < 0) {
+    if (r == NULL || so_copy_to_c(r, a) < 0) {
         Py_XDECREF(r);
         return NULL;
     }
     return (PyObject *)r;
+}
+
+int
+so_copy_to_c(PyArrayObject *dst, PyArrayObject *src)
+{
+    PyArray_Descr *d = PyArray_DESCR(src);
+    npy_intp isz = PyArray_ITEMSIZE(src);
+    if (PyArray_NDIM(src) == 2 && !PyArray_IS_C_CONTIGUOUS(src) && PyArray_IS_F_CONTIGUOUS(src) &&
+            PyArray_ISALIGNED(src) && !PyDataType_REFCHK(d) &&
+            PyArray_EquivTypes(d, PyArray_DESCR(dst)) && PyArray_IS_C_CONTIGUOUS(dst) &&
+            PyArray_SIZE(src) > 0) {
+        int nthreads = so_get_num_threads();
+        npy_intp rows = PyArray_DIM(src, 0), cols = PyArray_DIM(src, 1);
+        Py_BEGIN_ALLOW_THREADS
+        so_transpose_copy(PyArray_BYTES(dst), PyArray_BYTES(src), rows, cols, isz, nthreads);
+        Py_END_ALLOW_THREADS
+        return 0;
+    }
+    return PyArray_CopyInto(dst, src);
 }

@@ -106,6 +106,10 @@ int so_run_copying(const so_plan *p, const so_kernel *kn, int nthreads, const ch
                    npy_intp nbytes);
 /* engine.c: memcpy on up to nthreads threads (large copies only). */
 void so_parallel_copy(char *dst, const char *src, size_t nbytes, int nthreads);
+/* engine.c: dst (rows, cols) C-ordered = src, a (cols, rows) C-ordered array,
+ * transposed; items of isz bytes (no references). */
+void so_transpose_copy(char *dst, const char *src, npy_intp rows, npy_intp cols, npy_intp isz,
+                       int nthreads);
 
 /* assign.c: the kernel for reduction "none" on any dtype of this item size. */
 void so_assign_kernel(so_kernel *kn, npy_intp itemsize, int is_object);
@@ -135,6 +139,9 @@ void so_mean_finish_hits(const so_plan *p, PyArray_Descr *d, int lead, const npy
 #define SO_POOL_MIN ((size_t)1 << 20)
 int so_pool_init(void);
 PyArrayObject *so_pool_new_array(PyArray_Descr *descr, int nd, npy_intp const *dims);
+/* pool.c: dst (C-contiguous, fresh) = src, as PyArray_CopyInto; a 2-D transposed
+ * src without references is copied tile by tile, without the GIL. */
+int so_copy_to_c(PyArrayObject *dst, PyArrayObject *src);
 PyObject *so_pool_info(PyObject *self, PyObject *noargs);
 /* _core.copy(a): a C-ordered copy of the ndarray a, large ones in cached memory */
 PyObject *so_pool_copy(PyObject *self, PyObject *arg);
