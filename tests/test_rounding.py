@@ -46,3 +46,61 @@ def test_float16_rounds_once_per_update_on_slices(reduction, ufunc):
     got = so.scatter_elements(data, np.broadcast_to(idx[:, None], upd.shape), upd,
                               reduction=reduction)
     assert got.tobytes() == expected.tobytes()
+
+
+# Every float16 bit pattern against every reduction: the typed kernels convert with the
+# F16C instructions where the CPU has them (csrc/reduce.c), with NumPy's npy_half
+# functions otherwise; both must give ufunc.at's result (any NaN for a NaN).
+_ALL_HALVES = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
+
+
+def _every_pair_case(seed):
+    rng = np.random.default_rng(seed)
+    data = _ALL_HALVES.copy()
+    upd = rng.permutation(_ALL_HALVES)
+    idx = np.arange(1 << 16)
+    return data, idx, upd
+
+
+@pytest.mark.parametrize("reduction, ufunc", [("add", np.add), ("sub", np.subtract),
+                                              ("mul", np.multiply), ("max", np.maximum),
+                                              ("min", np.minimum)])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_every_float16_value_reduces_as_ufunc_at(reduction, ufunc, seed):
+    data, idx, upd = _every_pair_case(seed)
+    want = data.copy()
+    with np.errstate(all="ignore"):
+        ufunc.at(want, idx, upd)
+        got = so.scatter_elements(data, idx, upd, reduction=reduction)
+    nan = np.isnan(want)
+    assert (np.isnan(got) == nan).all()
+    assert (got.view(np.uint16)[~nan] == want.view(np.uint16)[~nan]).all()
+    if reduction in ("max", "min"):
+        # max / min return one operand's bits: NaN payloads too
+        assert (got.view(np.uint16) == want.view(np.uint16)).all()
+
+
+def test_float16_without_f16c_gives_the_same_results():
+    """SCATTEROPS_NO_F16C=1: the portable conversions, in a child process."""
+    import os
+    import subprocess
+    import sys
+    code = ("import numpy as np, scatterops\n"
+            "h = np.arange(1 << 16, dtype=np.uint16).view(np.float16)\n"
+            "u = np.random.default_rng(0).permutation(h)\n"
+            "i = np.arange(1 << 16)\n"
+            "with np.errstate(all='ignore'):\n"
+            "    for r in ('add', 'sub', 'mul', 'max', 'min'):\n"
+            "        g = scatterops.scatter_elements(h, i, u, reduction=r)\n"
+            "        w = h.copy(); getattr(np, {'add': 'add', 'sub': 'subtract', 'mul': 'multiply',\n"
+            "                                   'max': 'maximum', 'min': 'minimum'}[r]).at(w, i, u)\n"
+            "        n = np.isnan(w)\n"
+            "        assert (np.isnan(g) == n).all(), r\n"
+            "        assert (g.view(np.uint16)[~n] == w.view(np.uint16)[~n]).all(), r\n"
+            "print('ok')\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, SCATTEROPS_NO_F16C="1",
+               PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
