@@ -127,8 +127,9 @@ def test_environment_variable_sets_the_limit(value, blocks):
     """SCATTEROPS_OUTPUT_CACHE: the bytes to keep; 0 turns the cache off; a block larger than
     the limit is freed; an empty or unreadable value keeps the default."""
     env = dict(os.environ, SCATTEROPS_OUTPUT_CACHE=value)
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env["PYTHONPATH"] = os.pathsep.join([root, env.get("PYTHONPATH", "")])
+    # the child imports scatterops from where this process did (a checkout or an install)
+    where = os.path.dirname(os.path.dirname(os.path.abspath(scatterops.__file__)))
+    env["PYTHONPATH"] = os.pathsep.join([where, env.get("PYTHONPATH", "")])
     proc = subprocess.run([sys.executable, "-c", _CHILD], env=env, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr

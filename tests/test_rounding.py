@@ -98,9 +98,10 @@ def test_float16_without_f16c_gives_the_same_results():
             "        assert (np.isnan(g) == n).all(), r\n"
             "        assert (g.view(np.uint16)[~n] == w.view(np.uint16)[~n]).all(), r\n"
             "print('ok')\n")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    # the child imports scatterops from where this process did (a checkout or an install)
+    where = os.path.dirname(os.path.dirname(os.path.abspath(so.__file__)))
     env = dict(os.environ, SCATTEROPS_NO_F16C="1",
-               PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+               PYTHONPATH=os.pathsep.join([where, os.environ.get("PYTHONPATH", "")]))
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr

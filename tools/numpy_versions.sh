@@ -58,12 +58,13 @@ run_with() {   # $1: label, $2: numpy requirement, rest: pytest args
     (cd "$work" && "$venv/bin/python" -m pytest -q -p no:cacheprovider \
         --rootdir "$work/src" "$@" "$work/src/tests") >"$log" 2>&1 || rc=$?
     if [ "$rc" -ne 0 ]; then   # the failures, then the summary
-        sed -n '/^=* FAILURES =*$/,$p' "$log" | head -n 300
+        # failures, or errors while collecting (an import that fails on this NumPy)
+        sed -n '/^=* \(FAILURES\|ERRORS\) =*$/,$p' "$log" | head -n 300
     else
         tail -n 3 "$log"
     fi
     local last
-    last=$(grep -E '(passed|failed|error)' "$log" | tail -n 1 | sed 's/=//g; s/^ *//; s/ *$//')
+    last=$({ grep -E '(passed|failed|error)' "$log" || echo "no pytest summary"; } | tail -n 1 | sed 's/=//g; s/^ *//; s/ *$//')
     summary+=("$(printf '%-6s numpy %-8s  %s  (%ds, exit %d)' "$label" "$npv" "$last" "$((SECONDS - t0))" "$rc")")
     if [ "$rc" -ne 0 ]; then status=1; fi
 }
