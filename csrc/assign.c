@@ -38,6 +38,15 @@ assign_elem_##N(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp siz
         npy_intp j = so_wrap(so_load_intp(idx + i * is), size);                     \
         memcpy(o + i * os + j * aos, u + i * us, N);                                \
     }                                                                               \
+}                                                                                   \
+static void                                                                         \
+assign_list_##N(char *o, const char *u, const npy_intp *oo, const npy_intp *uo,    \
+                npy_intp n, npy_intp isz)                                           \
+{                                                                                   \
+    npy_intp q;                                                                     \
+    for (q = 0; q < n; q++) {                                                       \
+        memcpy(o + oo[q], u + uo[q], N);                                            \
+    }                                                                               \
 }
 
 DEFINE_ASSIGN(1)
@@ -112,17 +121,18 @@ so_assign_kernel(so_kernel *kn, npy_intp itemsize, int is_object)
 {
     kn->itemsize = itemsize;
     kn->needs_gil = is_object;
+    kn->list = NULL;
     if (is_object) {
         kn->block = assign_block_object;
         kn->elem = assign_elem_object;
         return;
     }
     switch (itemsize) {
-        case 1:  kn->block = assign_block_1;  kn->elem = assign_elem_1;  break;
-        case 2:  kn->block = assign_block_2;  kn->elem = assign_elem_2;  break;
-        case 4:  kn->block = assign_block_4;  kn->elem = assign_elem_4;  break;
-        case 8:  kn->block = assign_block_8;  kn->elem = assign_elem_8;  break;
-        case 16: kn->block = assign_block_16; kn->elem = assign_elem_16; break;
+        case 1:  kn->block = assign_block_1;  kn->elem = assign_elem_1; kn->list = assign_list_1; break;
+        case 2:  kn->block = assign_block_2;  kn->elem = assign_elem_2; kn->list = assign_list_2; break;
+        case 4:  kn->block = assign_block_4;  kn->elem = assign_elem_4; kn->list = assign_list_4; break;
+        case 8:  kn->block = assign_block_8;  kn->elem = assign_elem_8; kn->list = assign_list_8; break;
+        case 16: kn->block = assign_block_16; kn->elem = assign_elem_16; kn->list = assign_list_16; break;
         default: kn->block = assign_block_any; kn->elem = assign_elem_any; break;
     }
 }

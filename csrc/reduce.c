@@ -18,6 +18,8 @@
  * the size of out (bytes along the axis) below which they do not: it is in cache */
 #define SO_ELEM_AHEAD 16
 #define SO_CACHED_BYTES ((npy_intp)1 << 20)
+/* the list kernels (a thread's owned elements, engine.c) prefetch further ahead */
+#define SO_LIST_AHEAD 32
 
 typedef struct { float r, i; } so_c64;
 typedef struct { double r, i; } so_c128;
@@ -201,6 +203,21 @@ NAME##_##OP##_elem(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp 
         x = NAME##_##OP(x, y);                                                        \
         memcpy(p, &x, sizeof(T));                                                     \
     }                                                                                 \
+}                                                                                     \
+ATTR static void                                                                      \
+NAME##_##OP##_list(char *o, const char *u, const npy_intp *oo, const npy_intp *uo,   \
+                   npy_intp n, npy_intp isz)                                          \
+{                                                                                     \
+    npy_intp q;                                                                       \
+    T x, y;                                                                           \
+    for (q = 0; q < n; q++) {                                                         \
+        char *p = o + oo[q];                                                          \
+        if (q + SO_LIST_AHEAD < n) __builtin_prefetch(o + oo[q + SO_LIST_AHEAD], 1);  \
+        memcpy(&x, p, sizeof(T));                                                     \
+        memcpy(&y, u + uo[q], sizeof(T));                                             \
+        x = NAME##_##OP(x, y);                                                        \
+        memcpy(p, &x, sizeof(T));                                                     \
+    }                                                                                 \
 }
 
 #define DEFINE_KERNELS(NAME, T, OP) DEFINE_KERNELS_ATTR(NAME, T, OP, )
@@ -243,6 +260,7 @@ DEFINE_ONE(cnt, npy_intp, count)
 typedef struct {
     so_block_fn block[SO_NOPS];
     so_elem_fn elem[SO_NOPS];
+    so_list_fn list[SO_NOPS];
 } so_row;
 
 #define ROW(NAME, T)                                                                  \
@@ -250,14 +268,17 @@ typedef struct {
         {NULL, NAME##_add_block, NAME##_sub_block, NAME##_mul_block,                  \
          NAME##_max_block, NAME##_min_block, NULL},                                   \
         {NULL, NAME##_add_elem, NAME##_sub_elem, NAME##_mul_elem,                     \
-         NAME##_max_elem, NAME##_min_elem, NULL}};
+         NAME##_max_elem, NAME##_min_elem, NULL},                                     \
+        {NULL, NAME##_add_list, NAME##_sub_list, NAME##_mul_list,                     \
+         NAME##_max_list, NAME##_min_list, NULL}};
 SO_NUMERIC_TYPES(ROW)
 #ifdef SO_HAVE_F16C
 ROW(f16c, npy_half)
 #endif
 static const so_row row_b = {
     {NULL, b_add_block, NULL, b_mul_block, b_max_block, b_min_block, NULL},
-    {NULL, b_add_elem, NULL, b_mul_elem, b_max_elem, b_min_elem, NULL}};
+    {NULL, b_add_elem, NULL, b_mul_elem, b_max_elem, b_min_elem, NULL},
+    {NULL, b_add_list, NULL, b_mul_list, b_max_list, b_min_list, NULL}};
 
 /* Type characters with typed kernels (native byte order): Python routes the
  * others to the generic path. */
@@ -325,6 +346,7 @@ so_reduce_kernel(so_kernel *kn, PyArray_Descr *descr, int op)
             PyDataType_ELSIZE(descr) != (npy_intp)sizeof(npy_intp)) return 0;
         kn->block = cnt_count_block;
         kn->elem = cnt_count_elem;
+        kn->list = cnt_count_list;
         kn->itemsize = sizeof(npy_intp);
         kn->needs_gil = 0;
         return 1;
@@ -338,6 +360,7 @@ so_reduce_kernel(so_kernel *kn, PyArray_Descr *descr, int op)
     }
     kn->block = row->block[op];
     kn->elem = row->elem[op];
+    kn->list = row->list[op];
     kn->itemsize = PyDataType_ELSIZE(descr);
     kn->needs_gil = 0;
     return 1;

@@ -45,9 +45,17 @@ typedef void (*so_elem_fn)(char *o, npy_intp os, const char *idx, npy_intp is,
                            npy_intp size, npy_intp aos, const char *u, npy_intp us,
                            npy_intp n, npy_intp isz);
 
+/*
+ * list(o, u, oo, uo, n): for q < n, o[oo[q]] = f(o[oo[q]], u[uo[q]]) (byte
+ * offsets), in order: the owned elements of a thread's share (engine.c).
+ */
+typedef void (*so_list_fn)(char *o, const char *u, const npy_intp *oo, const npy_intp *uo,
+                           npy_intp n, npy_intp isz);
+
 typedef struct {
     so_block_fn block;
     so_elem_fn elem;      /* may be NULL: the engine then calls block per element */
+    so_list_fn list;      /* may be NULL: the engine then calls block per element */
     npy_intp itemsize;
     int needs_gil;        /* object dtype: reference counts need the GIL */
 } so_kernel;
@@ -80,6 +88,12 @@ typedef struct {
      * different coordinates may then collide, so nothing reorders them (no
      * winner lists, no hit counts per slice, one thread) */
     int out_overlaps;
+
+    /* engine.c, a thread's share when no dim of the walk addresses out: with
+     * owned set, only the groups whose first index component (wrapped) lies in
+     * [own_lo, own_hi) are applied; the others belong to another thread. */
+    int owned;
+    npy_intp own_lo, own_hi;
 } so_plan;
 
 /* plan.c: fills *p, or sets a Python exception and returns -1. */

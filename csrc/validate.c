@@ -42,6 +42,57 @@ first_bad_contiguous(const npy_intp *v, npy_intp n, npy_intp b, int aligned)
     return -1;
 }
 
+/* A long aligned run is checked by several threads, each its own part; the
+ * first bad position is the one in the earliest part that has one. */
+#include <pthread.h>
+#define SO_CHECK_PER_THREAD ((npy_intp)1 << 18)
+
+typedef struct {
+    const npy_intp *v;
+    npy_intp n, b, found;
+} so_check_task;
+
+static void *
+check_main(void *arg)
+{
+    so_check_task *t = (so_check_task *)arg;
+    t->found = first_bad_contiguous(t->v, t->n, t->b, 1);
+    return NULL;
+}
+
+static npy_intp
+first_bad_threaded(const npy_intp *v, npy_intp n, npy_intp b, int aligned)
+{
+    so_check_task tasks[16];
+    pthread_t tids[16];
+    int started[16] = {0};
+    int nt = so_get_num_threads(), t;
+    if (nt > 16) nt = 16;
+    if (nt > n / SO_CHECK_PER_THREAD) nt = (int)(n / SO_CHECK_PER_THREAD);
+    if (nt <= 1 || !aligned) {
+        return first_bad_contiguous(v, n, b, aligned);
+    }
+    for (t = 0; t < nt; t++) {
+        npy_intp lo = n * t / nt, hi = n * (t + 1) / nt;
+        tasks[t].v = v + lo;
+        tasks[t].n = hi - lo;
+        tasks[t].b = b;
+        tasks[t].found = -1;
+    }
+    for (t = 1; t < nt; t++) {
+        started[t] = pthread_create(&tids[t], NULL, check_main, &tasks[t]) == 0;
+    }
+    check_main(&tasks[0]);
+    for (t = 1; t < nt; t++) {
+        if (started[t]) pthread_join(tids[t], NULL);
+        else check_main(&tasks[t]);
+    }
+    for (t = 0; t < nt; t++) {
+        if (tasks[t].found >= 0) return n * t / nt + tasks[t].found;
+    }
+    return -1;
+}
+
 /*
  * idx: native npy_intp, any shape and strides.  With one bound, every value is
  * checked against it; with nbounds > 1 the last dim of idx has nbounds entries
@@ -121,8 +172,8 @@ find_bad(PyArrayObject *idx, const npy_intp *eff, const npy_intp *bounds, int nb
     }
     for (;;) {
         if (nbounds == 1 && s == (npy_intp)sizeof(npy_intp)) {
-            npy_intp i0 = first_bad_contiguous((const npy_intp *)(const void *)p, n, bounds[0],
-                                               ((npy_uintp)p % sizeof(npy_intp)) == 0);
+            npy_intp i0 = first_bad_threaded((const npy_intp *)(const void *)p, n, bounds[0],
+                                             ((npy_uintp)p % sizeof(npy_intp)) == 0);
             if (i0 >= 0) {
                 return pos + i0;
             }

@@ -47,6 +47,33 @@ def _large_calls():
     d16 = np.zeros(3000, np.float16)
     calls.append(("elem-f16-add", so.scatter_nd, (d16, i1 % 3000, u1.astype(np.float16)),
                   dict(reduction="add")))
+    # no dim addresses out and out is larger than the cache: the threads split the
+    # values of the first index component (engine.c, SO_SPLIT_OWNED; 4 MiB or more)
+    big = rng.standard_normal(1 << 20).astype(np.float32)
+    ib = rng.integers(-(1 << 20), 1 << 20, (300000, 1))
+    ub = rng.standard_normal(300000).astype(np.float32)
+    for red in ("none", "add", "max", "mean"):
+        calls.append(("owned-elem-" + red, so.scatter_nd, (big, ib, ub), dict(reduction=red)))
+    calls.append(("owned-elem-mul-noself", so.scatter_nd, (big, ib, ub),
+                  dict(reduction="mul", include_self=False)))
+    calls.append(("owned-elem-f16-add", so.scatter_elements,
+                  (np.zeros(1 << 21, np.float16), ib[:, 0] * 2, ub.astype(np.float16)),
+                  dict(reduction="add")))
+    big2 = rng.standard_normal((1100, 1000)).astype(np.float32)
+    i2k = np.stack([rng.integers(-1100, 1100, 200000), rng.integers(-1000, 1000, 200000)], -1)
+    calls.append(("owned-k2-add", so.scatter_nd, (big2, i2k, ub[:200000]), dict(reduction="add")))
+    calls.append(("owned-k2-none", so.scatter_nd, (big2, i2k, ub[:200000]), dict(reduction="none")))
+    orows = rng.integers(-70000, 70000, 60000)
+    ox = rng.standard_normal((70000, 16)).astype(np.float32)
+    omsg = rng.standard_normal((60000, 16)).astype(np.float32)
+    oei = np.broadcast_to(orows[:, None], omsg.shape)
+    for red in ("add", "max", "mean"):
+        calls.append(("owned-rows-" + red, so.scatter_elements, (ox, oei, omsg),
+                      dict(axis=0, reduction=red)))
+    calls.append(("owned-rows-min-noself", so.scatter_elements, (ox, oei, omsg),
+                  dict(axis=0, reduction="min", include_self=False)))
+    calls.append(("owned-update-rows-add", so.scatter_update, (ox, orows, omsg),
+                  dict(axis=0, reduction="add")))
     # a block dim split (scatter_nd slices, k < r)
     d2 = rng.standard_normal((40, 3000)).astype(np.float64)
     i2 = rng.integers(0, 40, (100, 1))
@@ -79,6 +106,27 @@ def test_threaded_add_equals_ufunc_at(restore_threads):
     for n in (1, 2, 3):
         so.set_num_threads(n)
         assert so.scatter_nd(d, i[:, None], u, reduction="add").tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("red", ["add", "max", "min", "none"])
+def test_owned_split_equals_the_reference(red, restore_threads):
+    # the split by index value against the plain NumPy reference, at 2 and 3 threads
+    from scatterops import reference
+    rng = np.random.default_rng(11)
+    d = rng.standard_normal(1 << 20).astype(np.float32)
+    i = rng.integers(-(1 << 20), 1 << 20, (200000, 1))
+    u = rng.standard_normal(200000).astype(np.float32)
+    expected = reference.scatter_nd(d, i, u, reduction=red)
+    for n in (2, 3):
+        so.set_num_threads(n)
+        assert so.scatter_nd(d, i, u, reduction=red).tobytes() == expected.tobytes()
+        rows = i[:4000, 0] % 70000
+        x = np.resize(d, (70000, 16))
+        msg = u[:4000 * 16].reshape(4000, 16)
+        ei = np.broadcast_to(rows[:, None], msg.shape)
+        expected_rows = reference.scatter_elements(x, ei, msg, axis=0, reduction=red)
+        assert so.scatter_elements(x, ei, msg, axis=0, reduction=red).tobytes() == \
+            expected_rows.tobytes()
 
 
 def test_set_get_num_threads(restore_threads):
