@@ -18,6 +18,18 @@ NAME(char *o, npy_intp os, const char *c, npy_intp cs, npy_intp n, npy_intp extr
 {                                                                                     \
     npy_intp i, k;                                                                    \
     T x;                                                                              \
+    if (cs == 0) {                                                                    \
+        /* one count for the whole row: no test per element (it vectorises) */      \
+        memcpy(&k, c, sizeof k);                                                      \
+        if (k == 0) return;                                                           \
+        k += extra;                                                                   \
+        for (i = 0; i < n; i++) {                                                     \
+            memcpy(&x, o + i * os, sizeof(T));                                        \
+            BODY;                                                                     \
+            memcpy(o + i * os, &x, sizeof(T));                                        \
+        }                                                                             \
+        return;                                                                       \
+    }                                                                                 \
     for (i = 0; i < n; i++) {                                                         \
         memcpy(&k, c + i * cs, sizeof k);                                             \
         if (k == 0) continue;                                                         \
@@ -149,6 +161,63 @@ finish_block(const so_plan *p, so_mean_fn fn, char *o, npy_intp k, int include_s
     }
 }
 
+/* The destinations in hits are distinct: with no lead dims, threads take
+ * ranges of them. */
+#include <pthread.h>
+#define SO_MEAN_WORK_PER_THREAD ((npy_intp)1 << 16)
+
+typedef struct {
+    const so_plan *p;
+    so_mean_fn fn;
+    const npy_intp *hits;
+    npy_intp nhits;
+    int include_self;
+} so_finish_task;
+
+static void *
+finish_main(void *arg)
+{
+    so_finish_task *t = (so_finish_task *)arg;
+    npy_intp w;
+    for (w = 0; w < t->nhits; w++) {
+        finish_block(t->p, t->fn, t->p->out + t->hits[2 * w], t->hits[2 * w + 1], t->include_self);
+    }
+    return NULL;
+}
+
+static int
+finish_threaded(const so_plan *p, so_mean_fn fn, const npy_intp *hits, npy_intp nhits,
+                int include_self)
+{
+    so_finish_task tasks[16];
+    pthread_t tids[16];
+    int started[16] = {0};
+    npy_intp block = 1;
+    int nt = so_get_num_threads(), t, d;
+    for (d = 0; d < p->bnd; d++) block *= p->bshape[d];
+    if (nt > 16) nt = 16;
+    if (nt > nhits * block / SO_MEAN_WORK_PER_THREAD) nt = (int)(nhits * block / SO_MEAN_WORK_PER_THREAD);
+    if (nt > nhits) nt = (int)nhits;
+    if (nt <= 1) return 0;
+    for (t = 0; t < nt; t++) {
+        npy_intp lo = nhits * t / nt, hi = nhits * (t + 1) / nt;
+        tasks[t].p = p;
+        tasks[t].fn = fn;
+        tasks[t].hits = hits + 2 * lo;
+        tasks[t].nhits = hi - lo;
+        tasks[t].include_self = include_self;
+    }
+    for (t = 1; t < nt; t++) {
+        started[t] = pthread_create(&tids[t], NULL, finish_main, &tasks[t]) == 0;
+    }
+    finish_main(&tasks[0]);
+    for (t = 1; t < nt; t++) {
+        if (started[t]) pthread_join(tids[t], NULL);
+        else finish_main(&tasks[t]);
+    }
+    return 1;
+}
+
 void
 so_mean_finish_hits(const so_plan *p, PyArray_Descr *descr, int lead, const npy_intp *hits,
                     npy_intp nhits, int include_self)
@@ -159,6 +228,7 @@ so_mean_finish_hits(const so_plan *p, PyArray_Descr *descr, int lead, const npy_
     int d;
 
     if (fn == NULL) return;
+    if (lead == 0 && !p->out_overlaps && finish_threaded(p, fn, hits, nhits, include_self)) return;
     for (d = 0; d < lead; d++) {
         if (p->gshape[d] == 0) return;
         cnt[d] = 0;
