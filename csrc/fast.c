@@ -17,6 +17,10 @@
 /* data from this size on is copied into a fresh out by the walk itself (engine.c) */
 #define SO_FUSED_MIN_BYTES ((npy_intp)1 << 20)
 
+/* interned strings and constants of the public functions (made by make_public) */
+static PyObject *so_str_none, *so_str_axis, *so_str_reduction, *so_str_include_self, *so_str_out,
+                *so_zero, *so_kinds[3], *so_fallbacks[3];
+
 static const struct {
     const char *name;
     int op;
@@ -31,6 +35,7 @@ lookup_reduction(PyObject *name)
 {
     size_t i;
     const char *s;
+    if (name == so_str_none) return SO_NONE;     /* the default, interned */
     if (!PyUnicode_CheckExact(name)) return -1;
     s = PyUnicode_AsUTF8(name);
     if (s == NULL) {
@@ -97,7 +102,9 @@ so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     upd = (PyArrayObject *)args[3];
     r = PyArray_NDIM(data);
     dd = PyArray_DESCR(data);
-    if (r < 1 || !PyArray_EquivTypes(dd, PyArray_DESCR(upd))) NOT_HANDLED();
+    if (r < 1 || (dd != PyArray_DESCR(upd) && !PyArray_EquivTypes(dd, PyArray_DESCR(upd)))) {
+        NOT_HANDLED();
+    }
     if (args[6] != Py_True) NOT_HANDLED();                   /* include_self=False */
     op = lookup_reduction(args[5]);
     if (op < 0) NOT_HANDLED();
@@ -232,6 +239,17 @@ so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             return NULL;
         }
     }
+    else if (out == NULL && PyArray_IS_C_CONTIGUOUS(data)) {
+        /* a small contiguous data: one memcpy (NumPy's copy looks up a cast) */
+        Py_INCREF(dd);
+        result = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, dd, r, PyArray_DIMS(data),
+                                                       NULL, NULL, 0, NULL);
+        if (result == NULL) {
+            Py_DECREF(idx);
+            return NULL;
+        }
+        memcpy(PyArray_BYTES(result), PyArray_BYTES(data), (size_t)PyArray_NBYTES(data));
+    }
     else if (out == NULL) {
         result = (PyArrayObject *)PyArray_NewCopy(data, NPY_CORDER);
         if (result == NULL) {
@@ -263,4 +281,110 @@ so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     Py_DECREF(idx);
     return (PyObject *)result;
+}
+
+/* ---- the public functions themselves ------------------------------------------
+ *
+ * scatter_update, scatter_nd and scatter_elements are C functions made by
+ * make_public(): a call with the plain arguments goes straight to so_fast,
+ * with no Python frame in between (a third of a tiny call's cost); anything
+ * so_fast leaves (NotImplemented), and any argument list this parser does not
+ * take as it stands, goes unchanged to the Python implementation, which checks
+ * it and raises the errors.  self is (kind, fallback). */
+static PyObject *
+so_public(int kind_num, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *kind = so_kinds[kind_num], *fallback = so_fallbacks[kind_num];
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0, j;
+    int has_axis = kind_num != SO_ND;
+    PyObject *a[8], *res;
+    if (nargs < 3 || nargs > 3 + has_axis) goto slow;
+    a[0] = kind;
+    a[1] = args[0];
+    a[2] = args[1];
+    a[3] = args[2];
+    a[4] = has_axis ? (nargs > 3 ? args[3] : NULL) : Py_None;
+    a[5] = so_str_none;
+    a[6] = Py_True;
+    a[7] = Py_None;
+    for (j = 0; j < nkw; j++) {
+        PyObject *k = PyTuple_GET_ITEM(kwnames, j), *v = args[nargs + j];
+        if (k == so_str_reduction) a[5] = v;
+        else if (k == so_str_include_self) a[6] = v;
+        else if (k == so_str_out) a[7] = v;
+        else if (k == so_str_axis && has_axis && nargs == 3) a[4] = v;
+        else goto slow;          /* not interned, repeated or unknown: Python sorts it out */
+    }
+    if (a[4] == NULL) a[4] = so_zero;
+    res = so_fast(NULL, a, 8);
+    if (res != Py_NotImplemented) return res;
+    Py_DECREF(res);
+slow:
+    return PyObject_Vectorcall(fallback, args, (size_t)nargs, kwnames);
+}
+
+#define SO_PUBLIC(NAME, KIND)                                                           \
+static PyObject *                                                                     \
+NAME(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)      \
+{                                                                                     \
+    return so_public(KIND, args, nargs, kwnames);                                     \
+}
+SO_PUBLIC(so_public_update, SO_UPDATE)
+SO_PUBLIC(so_public_nd, SO_ND)
+SO_PUBLIC(so_public_elements, SO_ELEMENTS)
+
+/* make_public(name, kind, fallback, doc, module): the public function.  Its
+ * PyMethodDef and doc live as long as the process (three, made at import); a
+ * second call for a kind replaces its fallback. */
+PyObject *
+so_make_public(PyObject *self, PyObject *args)
+{
+    static const PyCFunction entries[3] = {
+        (PyCFunction)(void (*)(void))so_public_update, (PyCFunction)(void (*)(void))so_public_nd,
+        (PyCFunction)(void (*)(void))so_public_elements};
+    const char *name, *doc;
+    int kind;
+    PyObject *fallback, *module, *fn;
+    PyMethodDef *def;
+    char *name_copy, *doc_copy;
+    if (!PyArg_ParseTuple(args, "siOsU:make_public", &name, &kind, &fallback, &doc, &module)) {
+        return NULL;
+    }
+    if (kind < SO_UPDATE || kind > SO_ELEMENTS || !PyCallable_Check(fallback)) {
+        PyErr_SetString(PyExc_ValueError, "scatterops._core.make_public: kind or fallback");
+        return NULL;
+    }
+    if (so_zero == NULL) {
+        so_str_none = PyUnicode_InternFromString("none");
+        so_str_axis = PyUnicode_InternFromString("axis");
+        so_str_reduction = PyUnicode_InternFromString("reduction");
+        so_str_include_self = PyUnicode_InternFromString("include_self");
+        so_str_out = PyUnicode_InternFromString("out");
+        so_zero = PyLong_FromLong(0);
+        so_kinds[0] = PyLong_FromLong(0);
+        so_kinds[1] = PyLong_FromLong(1);
+        so_kinds[2] = PyLong_FromLong(2);
+        if (!so_str_none || !so_str_axis || !so_str_reduction || !so_str_include_self ||
+                !so_str_out || !so_zero || !so_kinds[0] || !so_kinds[1] || !so_kinds[2]) {
+            return NULL;
+        }
+    }
+    def = PyMem_RawCalloc(1, sizeof *def);
+    name_copy = PyMem_RawMalloc(strlen(name) + 1);
+    doc_copy = PyMem_RawMalloc(strlen(doc) + 1);
+    if (def == NULL || name_copy == NULL || doc_copy == NULL) {
+        PyMem_RawFree(def); PyMem_RawFree(name_copy); PyMem_RawFree(doc_copy);
+        return PyErr_NoMemory();
+    }
+    strcpy(name_copy, name);
+    strcpy(doc_copy, doc);
+    def->ml_name = name_copy;
+    def->ml_meth = entries[kind];
+    def->ml_flags = METH_FASTCALL | METH_KEYWORDS;
+    def->ml_doc = doc_copy;
+    fn = PyCFunction_NewEx(def, NULL, module);
+    if (fn == NULL) return NULL;
+    Py_INCREF(fallback);
+    Py_XSETREF(so_fallbacks[kind], fallback);
+    return fn;
 }

@@ -306,6 +306,9 @@ PyDoc_STRVAR(fast_doc,
 
 static PyMethodDef so_methods[] = {
     {"fast", (PyCFunction)(void (*)(void))so_fast, METH_FASTCALL, fast_doc},
+    {"make_public", so_make_public, METH_VARARGS,
+     "make_public(name, kind, fallback, doc, module, /)\n--\n\n"
+     "A public function in C: the plain call through fast(), everything else to fallback."},
     {"set_num_threads", so_py_set_num_threads, METH_O, "set_num_threads(n, /)\n--\n\nThreads a large call may use."},
     {"get_num_threads", so_py_get_num_threads, METH_NOARGS, "get_num_threads()\n--\n\nThreads a large call may use."},
     {"scatter", so_scatter, METH_VARARGS, scatter_doc},

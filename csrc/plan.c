@@ -119,7 +119,7 @@ so_make_plan(so_plan *p, int kind, PyArrayObject *out, PyArrayObject *idx,
     const npy_intp *dshape = PyArray_DIMS(out), *ostr = PyArray_STRIDES(out);
     const npy_intp *ishape = PyArray_DIMS(idx), *istr = PyArray_STRIDES(idx);
     const npy_intp *ushape = PyArray_DIMS(upd), *ustr = PyArray_STRIDES(upd);
-    npy_intp zeros[SO_MAXDIMS] = {0};
+    static const npy_intp zeros[SO_MAXDIMS] = {0};
     const npy_intp *mstr = mask ? PyArray_STRIDES(mask) : zeros;
     int d, j;
 

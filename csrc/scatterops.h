@@ -138,6 +138,8 @@ int so_get_num_threads(void);
 
 /* fast.c: the whole call for the plain case, or NotImplemented (nothing written). */
 PyObject *so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+/* fast.c: make_public(name, kind, fallback, doc, module), the public functions */
+PyObject *so_make_public(PyObject *self, PyObject *args);
 
 /* mean.c: finish a mean in place for the real typed dtypes (else does nothing). */
 int so_has_mean_kernel(PyArray_Descr *d);

@@ -169,27 +169,21 @@ _COMMON = """
 
 
 def scatter_update(data, indices, updates, axis=0, *, reduction="none", include_self=True, out=None):
-    result = _fast(0, data, indices, updates, axis, reduction, include_self, out)
-    if result is NotImplemented:
-        result = _execute(_args.check("scatter_update", data, indices, updates, axis, reduction,
-                                      include_self, out, _core.find_bad_index))
-    return result
+    # the Python path: what the C function (_public, below) does not take itself
+    return _execute(_args.check("scatter_update", data, indices, updates, axis, reduction,
+                                include_self, out, _core.find_bad_index))
 
 
 def scatter_nd(data, indices, updates, *, reduction="none", include_self=True, out=None):
-    result = _fast(1, data, indices, updates, None, reduction, include_self, out)
-    if result is NotImplemented:
-        result = _execute(_args.check("scatter_nd", data, indices, updates, None, reduction,
-                                      include_self, out, _core.find_bad_index))
-    return result
+    # the Python path: what the C function (_public, below) does not take itself
+    return _execute(_args.check("scatter_nd", data, indices, updates, None, reduction,
+                                include_self, out, _core.find_bad_index))
 
 
 def scatter_elements(data, indices, updates, axis=0, *, reduction="none", include_self=True, out=None):
-    result = _fast(2, data, indices, updates, axis, reduction, include_self, out)
-    if result is NotImplemented:
-        result = _execute(_args.check("scatter_elements", data, indices, updates, axis, reduction,
-                                      include_self, out, _core.find_bad_index))
-    return result
+    # the Python path: what the C function (_public, below) does not take itself
+    return _execute(_args.check("scatter_elements", data, indices, updates, axis, reduction,
+                                include_self, out, _core.find_bad_index))
 
 
 scatter_update.__doc__ = """Write whole slices of ``data`` chosen by ``indices`` along one axis.
@@ -285,3 +279,18 @@ scatter_elements.__doc__ = """Write single elements of ``data``, one per element
     ...                     reduction="mean", include_self=False)
     array([2., 2., 0., 4.])
 """
+
+
+def _public(func, kind: int, signature: str):
+    """The public function: a C function (``_core.make_public``) that runs the plain
+    call entirely in C and hands everything else to ``func``, with ``func``'s name
+    and docstring and the signature ``signature`` (its ``__text_signature__``)."""
+    doc = f"{func.__name__}{signature}\n--\n\n{func.__doc__}"
+    return _core.make_public(func.__name__, kind, func, doc, __name__)
+
+
+_SIG = "(data, indices, updates, axis=0, *, reduction='none', include_self=True, out=None)"
+scatter_update = _public(scatter_update, 0, _SIG)
+scatter_nd = _public(scatter_nd, 1,
+                     "(data, indices, updates, *, reduction='none', include_self=True, out=None)")
+scatter_elements = _public(scatter_elements, 2, _SIG)
