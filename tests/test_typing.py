@@ -51,3 +51,19 @@ def test_mypy_strict_accepts_user_code(tmp_path):
 def test_mypy_strict_rejects_an_unknown_reduction(tmp_path):
     res = _mypy(tmp_path, BAD)
     assert res.returncode == 1 and "reduction" in res.stdout, res.stdout + res.stderr
+
+
+REFERENCE = textwrap.dedent("""
+    import numpy as np
+    import numpy.typing as npt
+    from scatterops import reference
+
+    data: npt.NDArray[np.float32] = np.zeros((3, 4), np.float32)
+    r = reference.scatter_nd(data, [[1]], np.ones(4), reduction="add")
+    print(r.shape)
+""")
+
+
+def test_mypy_strict_accepts_user_code_calling_the_reference(tmp_path):
+    res = _mypy(tmp_path, REFERENCE)
+    assert res.returncode == 0, res.stdout + res.stderr
