@@ -29,13 +29,13 @@ assign_elem_##N(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp siz
     npy_intp i;                                                                     \
     if (os == 0 && is == (npy_intp)sizeof(npy_intp) && us == N) {                   \
         for (i = 0; i < n; i++) {                                                   \
-            npy_intp j = so_wrap(so_load_intp(idx + i * sizeof(npy_intp)), size);   \
+            npy_intp j = so_clamp(so_load_intp(idx + i * sizeof(npy_intp)), size);   \
             memcpy(o + j * aos, u + i * N, N);                                      \
         }                                                                           \
         return;                                                                     \
     }                                                                               \
     for (i = 0; i < n; i++) {                                                       \
-        npy_intp j = so_wrap(so_load_intp(idx + i * is), size);                     \
+        npy_intp j = so_clamp(so_load_intp(idx + i * is), size);                     \
         memcpy(o + i * os + j * aos, u + i * us, N);                                \
     }                                                                               \
 }                                                                                   \
@@ -74,7 +74,7 @@ assign_elem_any(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp siz
 {
     npy_intp i;
     for (i = 0; i < n; i++) {
-        npy_intp j = so_wrap(so_load_intp(idx + i * is), size);
+        npy_intp j = so_clamp(so_load_intp(idx + i * is), size);
         memcpy(o + i * os + j * aos, u + i * us, (size_t)isz);
     }
 }
@@ -111,7 +111,7 @@ assign_elem_object(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp 
 {
     npy_intp i;
     for (i = 0; i < n; i++) {
-        npy_intp j = so_wrap(so_load_intp(idx + i * is), size);
+        npy_intp j = so_clamp(so_load_intp(idx + i * is), size);
         assign_one_object(o + i * os + j * aos, u + i * us);
     }
 }

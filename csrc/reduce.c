@@ -170,7 +170,7 @@ NAME##_##OP##_elem(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp 
             size * (aos < 0 ? -aos : aos) <= SO_CACHED_BYTES) {                       \
         /* scattered elements into an out that stays in cache: nothing to prefetch */ \
         for (i = 0; i < n; i++) {                                                     \
-            npy_intp j = so_wrap(so_load_intp(idx + i * sizeof(npy_intp)), size);     \
+            npy_intp j = so_clamp(so_load_intp(idx + i * sizeof(npy_intp)), size);     \
             char *p = o + j * aos;                                                    \
             memcpy(&x, p, sizeof(T));                                                 \
             memcpy(&y, u + i * sizeof(T), sizeof(T));                                 \
@@ -182,7 +182,7 @@ NAME##_##OP##_elem(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp 
     if (os == 0 && is == (npy_intp)sizeof(npy_intp) && us == (npy_intp)sizeof(T)) {  \
         /* a run of scattered elements: indices and updates contiguous */             \
         for (i = 0; i < n; i++) {                                                     \
-            npy_intp j = so_wrap(so_load_intp(idx + i * sizeof(npy_intp)), size);     \
+            npy_intp j = so_clamp(so_load_intp(idx + i * sizeof(npy_intp)), size);     \
             char *p = o + j * aos;                                                    \
             if (i + SO_ELEM_AHEAD < n) {                                              \
                 npy_intp jf = so_load_intp(idx + (i + SO_ELEM_AHEAD) * sizeof(npy_intp)); \
@@ -196,7 +196,7 @@ NAME##_##OP##_elem(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp 
         return;                                                                       \
     }                                                                                 \
     for (i = 0; i < n; i++) {                                                         \
-        npy_intp j = so_wrap(so_load_intp(idx + i * is), size);                       \
+        npy_intp j = so_clamp(so_load_intp(idx + i * is), size);                       \
         char *p = o + i * os + j * aos;                                               \
         memcpy(&x, p, sizeof(T));                                                     \
         memcpy(&y, u + i * us, sizeof(T));                                            \

@@ -178,4 +178,13 @@ static inline npy_intp so_wrap(npy_intp j, npy_intp size)
     return j + (j < 0 ? size : 0);
 }
 
+/* so_wrap, and any value still outside [0, size) becomes 0: the element kernels
+ * use it, so that a walk whose indices are checked at the same time as it runs
+ * (fast.c) cannot write outside out.  For checked indices it is so_wrap. */
+static inline npy_intp so_clamp(npy_intp j, npy_intp size)
+{
+    j = so_wrap(j, size);
+    return (npy_uintp)j < (npy_uintp)size ? j : 0;
+}
+
 #endif

@@ -1,0 +1,51 @@
+"""Out of place, element by element into a small out (fast.c: checked_while_walking):
+the index check runs on a second thread while the walk writes a fresh result, whose
+element kernels clamp every index.  The result must be the reference's; a bad index
+anywhere must raise the usual IndexError, leave data as it was, and write nothing
+outside the result (the sanitizer run of the suite would see that)."""
+import numpy as np
+import pytest
+
+import scatterops as so
+from scatterops import reference
+
+N, M = 1 << 17, 5000          # 2**16 updates or more take that path
+
+
+@pytest.fixture
+def two_threads():
+    before = so.get_num_threads()
+    so.set_num_threads(2)
+    yield
+    so.set_num_threads(before)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int64, np.uint8, np.bool_, np.complex64])
+@pytest.mark.parametrize("red", ["none", "add", "max", "mul"])
+def test_equals_the_reference(dtype, red, two_threads):
+    rng = np.random.default_rng(3)
+    d = (rng.standard_normal(M) * 10).astype(dtype)
+    i = rng.integers(-M, M, N)
+    u = (rng.standard_normal(N) * 10).astype(dtype)
+    for idx_dtype in (np.int64, np.int32):
+        ii = i.astype(idx_dtype)
+        want = reference.scatter_elements(d, ii, u, reduction=red)
+        assert so.scatter_elements(d, ii, u, reduction=red).tobytes() == want.tobytes()
+        want = reference.scatter_nd(d, ii[:, None], u, reduction=red)
+        assert so.scatter_nd(d, ii[:, None], u, reduction=red).tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("where", [0, N // 2, N - 1])
+@pytest.mark.parametrize("value", [M, -M - 1, 2**62, -2**63, np.iinfo(np.int64).max])
+def test_a_bad_index_raises_and_leaves_data(where, value, two_threads):
+    rng = np.random.default_rng(4)
+    d = rng.standard_normal(M).astype(np.float32)
+    before = d.copy()
+    i = rng.integers(-M, M, N)
+    i[where] = value
+    u = np.ones(N, np.float32)
+    with pytest.raises(IndexError, match=rf"scatter_elements: indices\[{where}\] = {value} "):
+        so.scatter_elements(d, i, u, reduction="add")
+    with pytest.raises(IndexError, match=rf"scatter_nd: indices\[{where}, 0\] = {value} "):
+        so.scatter_nd(d, i[:, None], u)
+    assert d.tobytes() == before.tobytes()
