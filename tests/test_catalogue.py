@@ -99,6 +99,12 @@ def with_(func, dtype=np.float64, **changes):
     return make
 
 
+def dict_set(call, **kw):
+    """call = (data, indices, updates, kwargs) with kwargs updated by kw."""
+    data, idx, upd, k = call
+    return data, idx, upd, dict(k, **kw)
+
+
 class RaisingArray:
     """An array-like whose conversion raises make_exc() (a fresh exception each time)."""
 
@@ -218,7 +224,9 @@ for f in FUNCS:
 # and the last position
 # ---------------------------------------------------------------------------------------
 
-INDEX_DTYPES = list({dt.str: dt for dt in (np.dtype(c).newbyteorder(o) for c in "bhqlBHQL"
+# every integer width: 8, 16, 32 ("i"/"I") and 64 bits ("l", "q" and "p" are one dtype on
+# LP64 Linux, told apart on other platforms), signed and unsigned, both byte orders
+INDEX_DTYPES = list({dt.str: dt for dt in (np.dtype(c).newbyteorder(o) for c in "bhilqpBHILQP"
                                             for o in "<>")}.values())
 
 
@@ -402,6 +410,90 @@ for f in FUNCS:
                 cls, arg, variant=name, forms=("new",) if arg == "data" else FORMS)
 
 # ---------------------------------------------------------------------------------------
+# ranks: updates of too low a rank (that does not broadcast either); 1-D indices with k > r
+# ---------------------------------------------------------------------------------------
+
+row("updates-rank-too-low", "scatter_update", with_("scatter_update", updates=np.ones((3, 2))),
+    ValueError, "updates", "(3, 2)", "(3, 2, 2)")
+row("updates-rank-too-low", "scatter_nd",
+    with_("scatter_nd", indices=np.array([[0], [2]]), updates=np.ones(2)), ValueError, "updates",
+    "(2,)", "(2, 5)")
+row("updates-rank-too-low", "scatter_elements", with_("scatter_elements", updates=np.ones(2)),
+    ValueError, "updates", "(2,)", "(2, 3)")
+row("k-greater-than-r", "scatter_nd", with_("scatter_nd", indices=np.array([0, 1, 2])),
+    ValueError, "indices", "indices.shape[-1] = 3", variant="1d-indices")
+
+# ---------------------------------------------------------------------------------------
+# zero-size dimensions in bad calls: an empty data / indices / updates / out does not let
+# a bad argument through (nor does it turn the error into another one)
+# ---------------------------------------------------------------------------------------
+
+row("updates-does-not-broadcast-zero-size", "scatter_update",
+    lambda: (np.zeros((0, 5)), np.array([0, 1]), np.ones((1, 3)), {"axis": 1}), ValueError,
+    "updates", "(1, 3)", "(0, 2)")
+row("updates-does-not-broadcast-zero-size", "scatter_update",
+    lambda: (np.zeros((3, 5)), np.zeros(0, np.int64), np.ones((3, 2)), {"axis": 1}), ValueError,
+    "updates", "(3, 2)", "(3, 0)", variant="empty-indices")
+row("updates-does-not-broadcast-zero-size", "scatter_nd",
+    lambda: (np.zeros((2, 0)), np.array([[1], [0]]), np.ones((3, 0)), {}), ValueError, "updates",
+    "(3, 0)", "(2, 0)")
+row("updates-does-not-broadcast-zero-size", "scatter_nd",
+    lambda: (np.zeros((2, 3)), np.zeros((0, 1), np.int64), np.ones((1, 2)), {}), ValueError,
+    "updates", "(1, 2)", "(0, 3)", variant="empty-indices")
+row("updates-does-not-broadcast-zero-size", "scatter_elements",
+    lambda: (np.zeros((0, 3)), np.zeros((0, 2), np.int64), np.ones((1, 3)), {"axis": 0}),
+    ValueError, "updates", "(1, 3)", "(0, 2)")
+row("k-greater-than-r-zero-size", "scatter_nd",
+    lambda: (np.zeros((3, 0)), np.zeros((0, 3), np.int64), np.ones(0), {}), ValueError, "indices",
+    "indices.shape[-1] = 3")
+row("indices-rank-not-data-rank-zero-size", "scatter_elements",
+    lambda: (np.zeros((0, 3)), np.zeros(0, np.int64), np.ones(0), {"axis": 0}), ValueError,
+    "indices", "rank")
+row("indices-larger-than-data-off-axis-zero-size", "scatter_elements",
+    lambda: (np.zeros((0, 3)), np.zeros((1, 0), np.int64), np.ones((1, 0)), {"axis": 1}),
+    ValueError, "indices", "indices.shape[0] = 1", "data.shape[0] = 0")
+row("indices-float-zero-size-data", "scatter_update",
+    lambda: (np.zeros((0, 3)), np.array([0.0]), np.ones((0, 1)), {"axis": 1}), TypeError,
+    "indices", "float64")
+for f in ("scatter_update", "scatter_elements"):
+    row("axis-out-of-range-zero-size", f,
+        lambda f=f: (np.zeros((0, 0)), np.zeros((0,) if f == "scatter_update" else (0, 0), np.int64),
+                     np.ones((0, 0)), {"axis": 2}), AxisError, "axis", "axis 2")
+for f in FUNCS:
+    def empty_call(f=f, dtype=np.float64):
+        d = np.zeros((0, 5), dtype)
+        if f == "scatter_update":
+            return d, np.zeros(0, np.int64), np.ones((0, 0), dtype), {"axis": 1}
+        if f == "scatter_nd":
+            return d, np.zeros((0, 2), np.int64), np.ones(0, dtype), {}
+        return d, np.zeros((0, 5), np.int64), np.ones((0, 5), dtype), {"axis": 1}
+
+    def wrong_out(f=f):
+        d, i, u, k = empty_call(f)
+        return d, i, u, dict(k, out=np.zeros((5, 0)))
+    row("out-wrong-shape-zero-size", f, wrong_out, ValueError, "out", "(5, 0)", "(0, 5)",
+        forms=("new",))
+
+    def wrong_out_dtype(f=f):
+        d, i, u, k = empty_call(f)
+        return d, i, u, dict(k, out=np.zeros((0, 5), np.float32))
+    row("out-wrong-dtype-zero-size", f, wrong_out_dtype, TypeError, "out", "float32", "float64",
+        forms=("new",))
+
+    def ro_empty(f=f):
+        d, i, u, k = empty_call(f)
+        o = np.zeros((0, 5))
+        o.flags.writeable = False
+        return d, i, u, dict(k, out=o)
+    row("out-read-only-zero-size", f, ro_empty, ValueError, "out", "read-only", forms=("new",))
+    row("reduction-undefined-zero-size", f, lambda f=f: dict_set(empty_call(f, np.bool_),
+                                                                reduction="sub"),
+        TypeError, "reduction", "'sub'", "bool")
+    row("reduction-unknown-name-zero-size", f,
+        lambda f=f: dict_set(empty_call(f), reduction="avg"), ValueError, "reduction", "'avg'")
+
+
+# ---------------------------------------------------------------------------------------
 # sizes: element counts that overflow npy_intp (ValueError), outputs that cannot be
 # allocated (MemoryError) -- none of them may crash or hang
 # ---------------------------------------------------------------------------------------
@@ -560,8 +652,13 @@ def test_catalogue_counts():
                      "index-uint64-above-2^63", "reduction-unknown-name", "updates-cast-refused",
                      "out-read-only", "out-wrong-shape", "out-wrong-dtype", "data-0d",
                      "indices-float", "indices-bool", "indices-object", "indices-str",
-                     "output-too-large-to-allocate"):
+                     "output-too-large-to-allocate", "updates-rank-too-low",
+                     "updates-does-not-broadcast-zero-size", "out-wrong-shape-zero-size",
+                     "out-read-only-zero-size", "reduction-undefined-zero-size"):
             assert must in own, (f, must)
+    # out-of-range values in every integer width, signed and unsigned, in both byte orders
+    assert {dt.str for dt in INDEX_DTYPES} == {f"{o}{k}{n}" for k in "iu" for n in (2, 4, 8)
+                                               for o in "<>"} | {"|i1", "|u1"}
 
 
 # ---------------------------------------------------------------------------------------
