@@ -488,6 +488,29 @@ def _bytes_per_element(a, width=None):
     return b if width is None else b[:, :width]
 
 
+def _same_object_value(x, y):
+    """Two elements of object arrays hold the same value: same type, NaN equal to NaN
+    (real or complex parts, Python or NumPy scalars), the sign of zero kept, tuples
+    (a structured element) item by item, ndarrays element by element."""
+    if type(x) is not type(y):
+        return False
+    if isinstance(x, tuple):
+        return len(x) == len(y) and all(_same_object_value(p, q) for p, q in zip(x, y))
+    if isinstance(x, np.ndarray):
+        return x.dtype == y.dtype and x.shape == y.shape and differ(x, y, "none") is None
+    if isinstance(x, (float, np.floating)):
+        x, y = float(x), float(y)
+        return (math.isnan(x) and math.isnan(y)) or \
+            (x == y and math.copysign(1, x) == math.copysign(1, y))
+    if isinstance(x, (complex, np.complexfloating)):
+        return _same_object_value(float(x.real), float(y.real)) and \
+            _same_object_value(float(x.imag), float(y.imag))
+    try:
+        return bool(x == y)
+    except (TypeError, ValueError):
+        return False
+
+
 def differ(a, b, reduction):
     """A description of the first difference of a (scatterops) from b (reference), or None."""
     dt = b.dtype
@@ -499,14 +522,7 @@ def differ(a, b, reduction):
         return None
     if dt.kind == "O":
         for i, (x, y) in enumerate(zip(a.reshape(-1), b.reshape(-1))):
-            if type(x) is not type(y):
-                return f"element {i}: {x!r} vs {y!r}"
-            if isinstance(x, float):
-                if (math.isnan(x) and math.isnan(y)) or \
-                        (x == y and math.copysign(1, x) == math.copysign(1, y)):
-                    continue
-                return f"element {i}: {x!r} vs {y!r}"
-            if not (x == y):
+            if not _same_object_value(x, y):
                 return f"element {i}: {x!r} vs {y!r}"
         return None
     if dt.kind == "c":
