@@ -460,15 +460,16 @@ so_make_public(PyObject *self, PyObject *args)
             return NULL;
         }
     }
+    size_t name_len = strlen(name) + 1, doc_len = strlen(doc) + 1;
     def = PyMem_RawCalloc(1, sizeof *def);
-    name_copy = PyMem_RawMalloc(strlen(name) + 1);
-    doc_copy = PyMem_RawMalloc(strlen(doc) + 1);
+    name_copy = PyMem_RawMalloc(name_len);
+    doc_copy = PyMem_RawMalloc(doc_len);
     if (def == NULL || name_copy == NULL || doc_copy == NULL) {
         PyMem_RawFree(def); PyMem_RawFree(name_copy); PyMem_RawFree(doc_copy);
         return PyErr_NoMemory();
     }
-    strcpy(name_copy, name);
-    strcpy(doc_copy, doc);
+    memcpy(name_copy, name, name_len);
+    memcpy(doc_copy, doc, doc_len);
     def->ml_name = name_copy;
     def->ml_meth = entries[kind];
     def->ml_flags = METH_FASTCALL | METH_KEYWORDS;
