@@ -139,7 +139,22 @@ run_row_owned(const so_plan *p, const so_kernel *kn, char *o, const char *u, con
     for (c0 = 0; c0 < n; c0 = c1) {
         c1 = n - c0 > SO_OWN_CHUNK ? c0 + SO_OWN_CHUNK : n;
         cnt = 0;
-        if (p->k == 1 && m == NULL) {
+        if (p->k == 1 && m == NULL && p->bad != NULL) {
+            /* the same, checking each value: a bad one is noted and becomes 0 */
+            const npy_intp size = p->isize[0], ios = p->is_out[0];
+            int bad = 0;
+            for (i = c0; i < c1; i++) {
+                npy_intp v0 = so_wrap(so_load_intp(pi + i * gsi), size);
+                int ok = (npy_uintp)v0 < (npy_uintp)size;
+                bad |= !ok;
+                v0 = ok ? v0 : 0;
+                oo[cnt] = i * gso + v0 * ios;
+                uo[cnt] = i * gsu;
+                cnt += (npy_uintp)(v0 - lo) < (npy_uintp)span;
+            }
+            if (bad) *p->bad = 1;
+        }
+        else if (p->k == 1 && m == NULL) {
             /* the common shape, kept tight: one component, no mask */
             const npy_intp size = p->isize[0], ios = p->is_out[0];
             for (i = c0; i < c1; i++) {
@@ -406,14 +421,12 @@ narrow(so_plan *p, int dim, npy_intp lo, npy_intp hi)
     }
 }
 
-int
-so_run_threaded(const so_plan *p, const so_kernel *kn, int nthreads)
+/* The threads a call may use, and the dim to split (-1: none). */
+static int
+choose_split(const so_plan *p, const so_kernel *kn, int *nthreads_io)
 {
-    npy_intp work = 1, extent;
-    so_task *tasks;
-    pthread_t *tids;
-    int *started;
-    int d, t, dim, used = 1;
+    npy_intp work = 1;
+    int d, dim, nthreads = *nthreads_io;
 
     for (d = 0; d < p->gnd; d++) work *= p->gshape[d];
     for (d = 0; d < p->bnd; d++) work *= p->bshape[d];
@@ -428,17 +441,71 @@ so_run_threaded(const so_plan *p, const so_kernel *kn, int nthreads)
             p->isize[0] * (p->is_out[0] < 0 ? -p->is_out[0] : p->is_out[0]) >= SO_MIN_OWNED_BYTES) {
         dim = SO_SPLIT_OWNED;
     }
+    *nthreads_io = nthreads;
+    return dim;
+}
+
+int
+so_owned_split_applies(const so_plan *p, const so_kernel *kn, int nthreads)
+{
+    return choose_split(p, kn, &nthreads) == SO_SPLIT_OWNED;
+}
+
+static int run_split(const so_plan *p, const so_kernel *kn, int nthreads, int dim, int check);
+
+int
+so_run_owned_checked(const so_plan *p, const so_kernel *kn, int nthreads)
+{
+    int dim = choose_split(p, kn, &nthreads);
+    if (dim != SO_SPLIT_OWNED || p->k != 1 || p->mask != NULL) {
+        return -1;          /* not this walk: the caller checks the indices first */
+    }
+    return run_split(p, kn, nthreads, dim, 1);
+}
+
+int
+so_run_threaded(const so_plan *p, const so_kernel *kn, int nthreads)
+{
+    int dim = choose_split(p, kn, &nthreads);
     if (dim == -1) {
         so_run(p, kn);
         return 1;
     }
+    return run_split(p, kn, nthreads, dim, 0);
+}
+
+/* The walk split along dim on nthreads threads.  With check (SO_SPLIT_OWNED
+ * only), returns 0 if a thread saw a bad index, else 1; without, the threads
+ * that ran. */
+static int
+run_split(const so_plan *p, const so_kernel *kn, int nthreads, int dim, int check)
+{
+    npy_intp extent;
+    so_task *tasks;
+    pthread_t *tids;
+    int *started, *bad;
+    int t, used = 1, ok = 1;
+
+    if (nthreads < 1) nthreads = 1;
     extent = dim == SO_SPLIT_OWNED ? p->isize[0]
              : dim < p->gnd ? p->gshape[dim] : p->bshape[dim - p->gnd];
     tasks = malloc(sizeof *tasks * (size_t)nthreads);
     tids = malloc(sizeof *tids * (size_t)nthreads);
     started = calloc((size_t)nthreads, sizeof *started);
-    if (tasks == NULL || tids == NULL || started == NULL) {
-        free(tasks); free(tids); free(started);
+    bad = calloc((size_t)nthreads, sizeof *bad);
+    if (tasks == NULL || tids == NULL || started == NULL || bad == NULL) {
+        free(tasks); free(tids); free(started); free(bad);
+        if (check) {
+            /* one owner of everything, still checking */
+            so_plan one = *p;
+            int b = 0;
+            one.owned = 1;
+            one.own_lo = 0;
+            one.own_hi = p->isize[0];
+            one.bad = &b;
+            so_run(&one, kn);
+            return !b;
+        }
         so_run(p, kn);
         return 1;
     }
@@ -450,6 +517,7 @@ so_run_threaded(const so_plan *p, const so_kernel *kn, int nthreads)
             tasks[t].plan.owned = 1;
             tasks[t].plan.own_lo = lo;
             tasks[t].plan.own_hi = hi;
+            tasks[t].plan.bad = check ? &bad[t] : NULL;
         }
         else {
             narrow(&tasks[t].plan, dim, lo, hi);
@@ -468,8 +536,11 @@ so_run_threaded(const so_plan *p, const so_kernel *kn, int nthreads)
             so_run(&tasks[t].plan, kn);   /* no thread to be had: do it here */
         }
     }
-    free(tasks); free(tids); free(started);
-    return used;
+    for (t = 0; t < nthreads; t++) {
+        if (bad[t]) ok = 0;
+    }
+    free(tasks); free(tids); free(started); free(bad);
+    return check ? ok : used;
 }
 
 /* ---- copying data into a fresh out -------------------------------------------

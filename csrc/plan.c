@@ -128,6 +128,7 @@ so_make_plan(so_plan *p, int kind, PyArrayObject *out, PyArrayObject *idx,
     p->win = NULL;
     p->owned = 0;
     p->own_lo = p->own_hi = 0;
+    p->bad = NULL;
     p->out = PyArray_BYTES(out);
     p->upd = PyArray_BYTES(upd);
     p->idx = PyArray_BYTES(idx);

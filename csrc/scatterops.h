@@ -94,6 +94,10 @@ typedef struct {
      * [own_lo, own_hi) are applied; the others belong to another thread. */
     int owned;
     npy_intp own_lo, own_hi;
+    /* with owned: when not NULL, every index value is checked as it is read
+     * (k == 1, no mask), a bad one sets *bad and is applied as 0 (fast.c drops
+     * the fresh result then) */
+    int *bad;
 } so_plan;
 
 /* plan.c: fills *p, or sets a Python exception and returns -1. */
@@ -112,6 +116,12 @@ void so_run(const so_plan *p, const so_kernel *kn);
 /* engine.c: the walk split over up to nthreads threads by output ownership;
  * returns the number of threads that ran. */
 int so_run_threaded(const so_plan *p, const so_kernel *kn, int nthreads);
+/* engine.c: whether so_run_threaded splits this plan by index value, and that
+ * split with every index checked as it is read (only for plans with one index
+ * component and no mask): returns 0 if an index was out of range, the out
+ * then holds garbage. */
+int so_owned_split_applies(const so_plan *p, const so_kernel *kn, int nthreads);
+int so_run_owned_checked(const so_plan *p, const so_kernel *kn, int nthreads);
 /* engine.c: out of place, out fresh and laid out as data (src, nbytes): copy
  * data into out and run the plan in one pass over bands of out, on up to
  * nthreads threads; returns 0, having done nothing, if the plan does not own

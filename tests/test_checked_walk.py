@@ -49,3 +49,42 @@ def test_a_bad_index_raises_and_leaves_data(where, value, two_threads):
     with pytest.raises(IndexError, match=rf"scatter_nd: indices\[{where}, 0\] = {value} "):
         so.scatter_nd(d, i[:, None], u)
     assert d.tobytes() == before.tobytes()
+
+
+# Out of place into a large out (4 MiB or more), split by index value (fast.c:
+# checked_by_owners): every thread checks the indices it reads, no pass before.
+BIG = 1 << 20
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+@pytest.mark.parametrize("red", ["none", "add", "min", "mul"])
+def test_owners_check_and_equal_the_reference(threads, red):
+    before = so.get_num_threads()
+    so.set_num_threads(threads)
+    try:
+        rng = np.random.default_rng(5)
+        d = rng.standard_normal(BIG).astype(np.float32)
+        i = rng.integers(-BIG, BIG, N)
+        u = rng.standard_normal(N).astype(np.float32)
+        want = reference.scatter_nd(d, i[:, None], u, reduction=red)
+        assert so.scatter_nd(d, i[:, None], u, reduction=red).tobytes() == want.tobytes()
+        want = reference.scatter_elements(d, i, u, reduction=red)
+        assert so.scatter_elements(d, i, u, reduction=red).tobytes() == want.tobytes()
+    finally:
+        so.set_num_threads(before)
+
+
+@pytest.mark.parametrize("where", [0, N // 2, N - 1])
+@pytest.mark.parametrize("value", [BIG, -BIG - 1, -2**63])
+def test_owners_find_a_bad_index(where, value, two_threads):
+    rng = np.random.default_rng(6)
+    d = rng.standard_normal(BIG).astype(np.float32)
+    before = d.copy()
+    i = rng.integers(-BIG, BIG, N)
+    i[where] = value
+    u = np.ones(N, np.float32)
+    with pytest.raises(IndexError, match=rf"scatter_nd: indices\[{where}, 0\] = {value} "):
+        so.scatter_nd(d, i[:, None], u, reduction="add")
+    with pytest.raises(IndexError, match=rf"scatter_elements: indices\[{where}\] = {value} "):
+        so.scatter_elements(d, i, u)
+    assert d.tobytes() == before.tobytes()
