@@ -199,3 +199,38 @@ def test_calls_from_many_python_threads_match_sequential_calls(restore_threads):
     for t in threads:
         t.join()
     assert failures == []
+
+
+def test_owned_split_without_avx512_equals_with_it(tmp_path):
+    # The split by index value compacts a thread's share with AVX-512 where the CPU has
+    # it (engine.c); SCATTEROPS_NO_AVX512=1 takes the scalar loop.  Both must give the
+    # reference's bytes, bad indices included.
+    code = r"""
+import sys, numpy as np, scatterops as so
+from scatterops import reference
+so.set_num_threads(int(sys.argv[1]))
+rng = np.random.default_rng(12)
+n = 1 << 20
+d = rng.standard_normal(n).astype(np.float32)
+i = rng.integers(-n, n, (100001, 1))
+u = rng.standard_normal(100001).astype(np.float32)
+for red in ("add", "none", "max"):
+    want = reference.scatter_nd(d, i, u, reduction=red).tobytes()
+    assert so.scatter_nd(d, i, u, reduction=red).tobytes() == want, red
+    o = d.copy()
+    so.scatter_nd(o, i, u, reduction=red, out=o)
+    assert o.tobytes() == want, red
+i[12347, 0] = n
+try:
+    so.scatter_nd(d, i, u, reduction="add")
+    raise SystemExit("no IndexError")
+except IndexError as e:
+    assert "indices[12347, 0] = %d" % n in str(e), e
+print("ok")
+"""
+    for env_value in ("1", "0"):
+        env = dict(os.environ, SCATTEROPS_NO_AVX512=env_value)
+        for threads in ("2", "3"):
+            res = subprocess.run([sys.executable, "-c", code, threads], env=env,
+                                 capture_output=True, text=True)
+            assert res.returncode == 0 and res.stdout.strip() == "ok", res.stdout + res.stderr
