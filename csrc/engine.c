@@ -132,7 +132,7 @@ small_block_bytes(const so_plan *p)
 static npy_intp
 compact_one_scalar(const char *pi, npy_intp gsi, npy_intp gso, npy_intp gsu, npy_intp c0,
                    npy_intp c1, npy_intp size, npy_intp ios, npy_intp lo, npy_intp span,
-                   npy_intp *oo, npy_intp *uo, int *bad_out)
+                   npy_intp *oo, npy_intp *uo, npy_intp *vv, int *bad_out)
 {
     npy_intp i, cnt = 0;
     int bad = 0;
@@ -143,6 +143,7 @@ compact_one_scalar(const char *pi, npy_intp gsi, npy_intp gso, npy_intp gsu, npy
         v0 = ok ? v0 : 0;
         oo[cnt] = i * gso + v0 * ios;
         uo[cnt] = i * gsu;
+        if (vv != NULL) vv[cnt] = v0;
         cnt += (npy_uintp)(v0 - lo) < (npy_uintp)span;
     }
     *bad_out |= bad;
@@ -159,7 +160,7 @@ __attribute__((target("avx512f,avx512dq")))
 static npy_intp
 compact_one_avx512(const char *pi, npy_intp gsu, npy_intp c0, npy_intp c1, npy_intp size,
                    npy_intp ios, npy_intp lo, npy_intp span, npy_intp *oo, npy_intp *uo,
-                   int *bad_out)
+                   npy_intp *vv, int *bad_out)
 {
     const __m512i vsize = _mm512_set1_epi64(size), vlo = _mm512_set1_epi64(lo);
     const __m512i vspan = _mm512_set1_epi64(span), vios = _mm512_set1_epi64(ios);
@@ -180,12 +181,13 @@ compact_one_avx512(const char *pi, npy_intp gsu, npy_intp c0, npy_intp c1, npy_i
         _mm512_storeu_si512((void *)(oo + cnt),
                             _mm512_maskz_compress_epi64(own, _mm512_mullo_epi64(v, vios)));
         _mm512_storeu_si512((void *)(uo + cnt), _mm512_maskz_compress_epi64(own, vu));
+        if (vv != NULL) _mm512_storeu_si512((void *)(vv + cnt), _mm512_maskz_compress_epi64(own, v));
         cnt += __builtin_popcount((unsigned)own);
         vu = _mm512_add_epi64(vu, vstep);
     }
     if (allok != 0xFF) *bad_out = 1;
     return cnt + compact_one_scalar(pi, sizeof(npy_intp), 0, gsu, i, c1, size, ios, lo, span,
-                                    oo + cnt, uo + cnt, bad_out);
+                                    oo + cnt, uo + cnt, vv ? vv + cnt : NULL, bad_out);
 }
 
 static int
@@ -210,14 +212,14 @@ so_have_avx512(void)
 static npy_intp
 compact_one(const char *pi, npy_intp gsi, npy_intp gso, npy_intp gsu, npy_intp c0, npy_intp c1,
             npy_intp size, npy_intp ios, npy_intp lo, npy_intp span, npy_intp *oo, npy_intp *uo,
-            int *bad)
+            npy_intp *vv, int *bad)
 {
 #if defined(__GNUC__) && defined(__x86_64__)
     if (gso == 0 && gsi == (npy_intp)sizeof(npy_intp) && so_have_avx512()) {
-        return compact_one_avx512(pi, gsu, c0, c1, size, ios, lo, span, oo, uo, bad);
+        return compact_one_avx512(pi, gsu, c0, c1, size, ios, lo, span, oo, uo, vv, bad);
     }
 #endif
-    return compact_one_scalar(pi, gsi, gso, gsu, c0, c1, size, ios, lo, span, oo, uo, bad);
+    return compact_one_scalar(pi, gsi, gso, gsu, c0, c1, size, ios, lo, span, oo, uo, vv, bad);
 }
 
 static void
@@ -225,7 +227,7 @@ run_row_owned(const so_plan *p, const so_kernel *kn, char *o, const char *u, con
               char *m, npy_intp n, npy_intp gso, npy_intp gsu, npy_intp gsi, npy_intp gsm)
 {
     /* + 8: the vector compaction stores whole vectors past the last entry */
-    npy_intp oo[SO_OWN_CHUNK + 8], uo[SO_OWN_CHUNK + 8], mo[SO_OWN_CHUNK];
+    npy_intp oo[SO_OWN_CHUNK + 8], uo[SO_OWN_CHUNK + 8], mo[SO_OWN_CHUNK + 8];
     const npy_intp lo = p->own_lo, span = p->own_hi - p->own_lo;
     const npy_intp bb = small_block_bytes(p), ub = bb / (p->bs_out[0] ? p->bs_out[0] : 1) * p->bs_upd[0];
     const int list = p->bnd == 0 && m == NULL && kn->list != NULL;
@@ -239,8 +241,12 @@ run_row_owned(const so_plan *p, const so_kernel *kn, char *o, const char *u, con
              * of range (possible only when the walk checks, p->bad) becomes 0 */
             int bad = 0;
             cnt = compact_one(pi, gsi, gso, gsu, c0, c1, p->isize[0], p->is_out[0], lo, span,
-                              oo, uo, &bad);
+                              oo, uo, p->hits ? mo : NULL, &bad);
             if (bad && p->bad != NULL) *p->bad = 1;
+            if (p->hits != NULL) {
+                /* mean: the hits of each index value, here where they are owned */
+                for (q = 0; q < cnt; q++) p->hits[mo[q]]++;
+            }
         }
         else for (i = c0; i < c1; i++) {
             const char *pj = pi + i * gsi;
@@ -573,16 +579,16 @@ run_split(const so_plan *p, const so_kernel *kn, int nthreads, int dim, int chec
     bad = calloc((size_t)nthreads, sizeof *bad);
     if (tasks == NULL || tids == NULL || started == NULL || bad == NULL) {
         free(tasks); free(tids); free(started); free(bad);
-        if (check) {
-            /* one owner of everything, still checking */
+        if (check || p->hits != NULL) {
+            /* one owner of everything, still checking (counting) */
             so_plan one = *p;
             int b = 0;
             one.owned = 1;
             one.own_lo = 0;
             one.own_hi = p->isize[0];
-            one.bad = &b;
+            one.bad = check ? &b : NULL;
             so_run(&one, kn);
-            return !b;
+            return check ? !b : 1;
         }
         so_run(p, kn);
         return 1;

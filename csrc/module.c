@@ -233,6 +233,49 @@ PyDoc_STRVAR(scatter_mean_doc,
 "False, having written nothing, when the call is not of that shape (the caller\n"
 "then counts per element).");
 
+/* Mean when the add is split by index value over threads (engine.c) and the
+ * value alone names the destination (one component, no group dim addresses
+ * out, no mask): the owners count the hits of each value as they add, instead
+ * of a walk over the indices on one thread first.  Runs the add and returns
+ * the (offset, hits) pairs of so_count_hits (lead 0), or NULL having done
+ * nothing. */
+static npy_intp *
+owners_count_hits(so_plan *p, const so_kernel *kn, int nthreads, npy_intp *n_out)
+{
+    npy_intp *counts, *pairs, v, n = 0;
+    int d;
+    if (p->k != 1 || p->mask != NULL || p->gnd < 1 || p->gs_idx[p->gnd - 1] == 0 ||
+            !so_owned_split_applies(p, kn, nthreads)) {
+        return NULL;
+    }
+    for (d = 0; d < p->gnd; d++) {
+        if (p->gs_out[d] != 0) return NULL;
+    }
+    for (d = 0; d < p->bnd; d++) {
+        if (p->bs_out[d] == 0) return NULL;     /* a block that hits one element twice */
+    }
+    counts = calloc((size_t)p->isize[0], sizeof *counts);
+    pairs = malloc(sizeof *pairs * (size_t)(2 * p->isize[0] + 2));
+    if (counts == NULL || pairs == NULL) {
+        free(counts);
+        free(pairs);
+        return NULL;
+    }
+    p->hits = counts;
+    so_run_threaded(p, kn, nthreads);
+    p->hits = NULL;
+    for (v = 0; v < p->isize[0]; v++) {
+        if (counts[v] > 0) {
+            pairs[2 * n] = v * p->is_out[0];
+            pairs[2 * n + 1] = counts[v];
+            n++;
+        }
+    }
+    free(counts);
+    *n_out = n;
+    return pairs;
+}
+
 static PyObject *
 so_scatter_mean(PyObject *self, PyObject *args)
 {
@@ -264,10 +307,16 @@ so_scatter_mean(PyObject *self, PyObject *args)
     {
         int nthreads = so_num_threads;
         Py_BEGIN_ALLOW_THREADS
-        hits = so_count_hits(plan, &lead, &nhits);
+        hits = owners_count_hits(plan, &kn, nthreads, &nhits);
         if (hits != NULL) {
-            so_run_threaded(plan, &kn, nthreads);
-            so_mean_finish_hits(plan, PyArray_DESCR(out), lead, hits, nhits, include_self);
+            so_mean_finish_hits(plan, PyArray_DESCR(out), 0, hits, nhits, include_self);
+        }
+        else {
+            hits = so_count_hits(plan, &lead, &nhits);
+            if (hits != NULL) {
+                so_run_threaded(plan, &kn, nthreads);
+                so_mean_finish_hits(plan, PyArray_DESCR(out), lead, hits, nhits, include_self);
+            }
         }
         Py_END_ALLOW_THREADS
     }

@@ -129,6 +129,7 @@ so_make_plan(so_plan *p, int kind, PyArrayObject *out, PyArrayObject *idx,
     p->owned = 0;
     p->own_lo = p->own_hi = 0;
     p->bad = NULL;
+    p->hits = NULL;
     p->out = PyArray_BYTES(out);
     p->upd = PyArray_BYTES(upd);
     p->idx = PyArray_BYTES(idx);

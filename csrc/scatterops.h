@@ -98,6 +98,9 @@ typedef struct {
      * (k == 1, no mask), a bad one sets *bad and is applied as 0 (fast.c drops
      * the fresh result then) */
     int *bad;
+    /* with owned, one component, no mask: when not NULL, hits[v] counts the
+     * applied groups whose index value is v (reduction "mean", module.c) */
+    npy_intp *hits;
 } so_plan;
 
 /* plan.c: fills *p, or sets a Python exception and returns -1. */

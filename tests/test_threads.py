@@ -108,7 +108,7 @@ def test_threaded_add_equals_ufunc_at(restore_threads):
         assert so.scatter_nd(d, i[:, None], u, reduction="add").tobytes() == expected.tobytes()
 
 
-@pytest.mark.parametrize("red", ["add", "max", "min", "none"])
+@pytest.mark.parametrize("red", ["add", "max", "min", "none", "mean"])
 def test_owned_split_equals_the_reference(red, restore_threads):
     # the split by index value against the plain NumPy reference, at 2 and 3 threads
     from scatterops import reference
