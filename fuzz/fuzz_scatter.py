@@ -424,6 +424,21 @@ def build_large(src: Source, func: str):
     if dt.kind == "b" and red in ("sub", "mean"):
         red = "add"
     include_self = src.chance(70)
+    if func != "scatter_update" and src.chance(30):
+        # element by element, 2**16 updates or more: into an out small enough for the
+        # cache (the index check on a second thread while the walk runs, fast.c) or of
+        # 4 MiB and more (split by index value, owners that check and count, engine.c)
+        size = src.pick((5000, (4 << 20) // dt.itemsize + src.int(0, 999)))
+        n = src.pick((70000, 150000))
+        data = rng.integers(-3, 4, size=size).astype(dt)
+        idx = rng.integers(-size, size, size=(n, 1) if func == "scatter_nd" else n)
+        upd = rng.integers(-3, 4, size=n).astype(dt)
+        if dt.kind == "b":
+            upd, data = upd != 0, data != 0
+        out = data if src.chance(30) else None
+        kw = dict(reduction=red, include_self=include_self, out=out)
+        args = (data, idx, upd) if func == "scatter_nd" else (data, idx, upd, 0)
+        return func, args, kw, data, "large"
     rows = src.pick((2, 3, 64, 1000, 5000))
     cols = src.pick((1, 2, 8, 64, 300, 600))     # 600: rows long enough to split by threads
     n = src.pick((1, 100, 2000, 40000))
