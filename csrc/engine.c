@@ -436,6 +436,37 @@ so_run(const so_plan *p, const so_kernel *kn)
  */
 #include <pthread.h>
 
+int
+so_run_tasks(void *(*fn)(void *), void *tasks, size_t size, int n)
+{
+    pthread_t tids_small[16], *tids = tids_small;
+    int started_small[16], *started = started_small;
+    int t, used = 1;
+    char *base = (char *)tasks;
+    if (n > 16) {
+        tids = malloc(sizeof *tids * (size_t)n);
+        started = malloc(sizeof *started * (size_t)n);
+        if (tids == NULL || started == NULL) {
+            free(tids == tids_small ? NULL : tids);
+            free(started == started_small ? NULL : started);
+            for (t = 0; t < n; t++) fn(base + (size_t)t * size);
+            return 1;
+        }
+    }
+    for (t = 1; t < n; t++) {
+        started[t] = pthread_create(&tids[t], NULL, fn, base + (size_t)t * size) == 0;
+        used += started[t];
+    }
+    if (n > 0) fn(base);
+    for (t = 1; t < n; t++) {
+        if (started[t]) pthread_join(tids[t], NULL);
+        else fn(base + (size_t)t * size);          /* no thread to be had: here */
+    }
+    if (tids != tids_small) free(tids);
+    if (started != started_small) free(started);
+    return used;
+}
+
 #define SO_MIN_WORK_PER_THREAD ((npy_intp)1 << 15)
 
 typedef struct {
@@ -566,19 +597,16 @@ run_split(const so_plan *p, const so_kernel *kn, int nthreads, int dim, int chec
 {
     npy_intp extent;
     so_task *tasks;
-    pthread_t *tids;
-    int *started, *bad;
-    int t, used = 1, ok = 1;
+    int *bad;
+    int t, used, ok = 1;
 
     if (nthreads < 1) nthreads = 1;
     extent = dim == SO_SPLIT_OWNED ? p->isize[0]
              : dim < p->gnd ? p->gshape[dim] : p->bshape[dim - p->gnd];
     tasks = malloc(sizeof *tasks * (size_t)nthreads);
-    tids = malloc(sizeof *tids * (size_t)nthreads);
-    started = calloc((size_t)nthreads, sizeof *started);
     bad = calloc((size_t)nthreads, sizeof *bad);
-    if (tasks == NULL || tids == NULL || started == NULL || bad == NULL) {
-        free(tasks); free(tids); free(started); free(bad);
+    if (tasks == NULL || bad == NULL) {
+        free(tasks); free(bad);
         if (check || p->hits != NULL) {
             /* one owner of everything, still checking (counting) */
             so_plan one = *p;
@@ -607,23 +635,11 @@ run_split(const so_plan *p, const so_kernel *kn, int nthreads, int dim, int chec
             narrow(&tasks[t].plan, dim, lo, hi);
         }
     }
-    for (t = 1; t < nthreads; t++) {
-        started[t] = pthread_create(&tids[t], NULL, task_main, &tasks[t]) == 0;
-        used += started[t];
-    }
-    so_run(&tasks[0].plan, kn);
-    for (t = 1; t < nthreads; t++) {
-        if (started[t]) {
-            pthread_join(tids[t], NULL);
-        }
-        else {
-            so_run(&tasks[t].plan, kn);   /* no thread to be had: do it here */
-        }
-    }
+    used = so_run_tasks(task_main, tasks, sizeof *tasks, nthreads);
     for (t = 0; t < nthreads; t++) {
         if (bad[t]) ok = 0;
     }
-    free(tasks); free(tids); free(started); free(bad);
+    free(tasks); free(bad);
     return check ? ok : used;
 }
 
@@ -652,8 +668,6 @@ void
 so_parallel_copy(char *dst, const char *src, size_t nbytes, int nthreads)
 {
     so_copy_task tasks[16];
-    pthread_t tids[16];
-    int started[16] = {0};
     int t;
     if ((size_t)nthreads > nbytes / SO_MIN_COPY_PER_THREAD) {
         nthreads = (int)(nbytes / SO_MIN_COPY_PER_THREAD);
@@ -672,14 +686,7 @@ so_parallel_copy(char *dst, const char *src, size_t nbytes, int nthreads)
         tasks[t].src = src + lo;
         tasks[t].n = hi - lo;
     }
-    for (t = 1; t < nthreads; t++) {
-        started[t] = pthread_create(&tids[t], NULL, copy_main, &tasks[t]) == 0;
-    }
-    copy_main(&tasks[0]);
-    for (t = 1; t < nthreads; t++) {
-        if (started[t]) pthread_join(tids[t], NULL);
-        else copy_main(&tasks[t]);
-    }
+    so_run_tasks(copy_main, tasks, sizeof *tasks, nthreads);
 }
 
 /* ---- a transposed data into a C-ordered out -----------------------------------
@@ -737,8 +744,6 @@ so_transpose_copy(char *dst, const char *src, npy_intp rows, npy_intp cols, npy_
                   int nthreads)
 {
     so_transpose_task tasks[16];
-    pthread_t tids[16];
-    int started[16] = {0};
     int t;
     size_t nbytes = (size_t)rows * (size_t)cols * (size_t)isz;
     if (nthreads > 16) nthreads = 16;
@@ -756,14 +761,7 @@ so_transpose_copy(char *dst, const char *src, npy_intp rows, npy_intp cols, npy_
         tasks[t].cols = cols;
         tasks[t].isz = isz;
     }
-    for (t = 1; t < nthreads; t++) {
-        started[t] = pthread_create(&tids[t], NULL, transpose_main, &tasks[t]) == 0;
-    }
-    transpose_main(&tasks[0]);
-    for (t = 1; t < nthreads; t++) {
-        if (started[t]) pthread_join(tids[t], NULL);
-        else transpose_main(&tasks[t]);
-    }
+    so_run_tasks(transpose_main, tasks, sizeof *tasks, nthreads);
 }
 
 /* ---- out of place: the copy of data fused into the walk ----------------------
@@ -902,8 +900,6 @@ so_run_copying(const so_plan *p, const so_kernel *kn, int nthreads, const char *
 {
     npy_intp band, nb, gap_n, *gaps;
     so_fused_task tasks[16];
-    pthread_t tids[16];
-    int started[16] = {0};
     int d, t;
 
     for (d = 0; d < p->gnd; d++) if (p->gshape[d] == 0) return 0;
@@ -933,17 +929,10 @@ so_run_copying(const so_plan *p, const so_kernel *kn, int nthreads, const char *
         k->gaps = gaps;
         k->ngaps = gap_n;
     }
-    for (t = 1; t < nthreads; t++) {
-        started[t] = pthread_create(&tids[t], NULL, fused_main, &tasks[t]) == 0;
-    }
-    fused_main(&tasks[0]);
+    so_run_tasks(fused_main, tasks, sizeof *tasks, nthreads);
     /* the bytes past the last band: no group writes them */
     if (nb * band < nbytes) {
         memcpy(p->out + nb * band, src + nb * band, (size_t)(nbytes - nb * band));
-    }
-    for (t = 1; t < nthreads; t++) {
-        if (started[t]) pthread_join(tids[t], NULL);
-        else fused_main(&tasks[t]);
     }
     free(gaps);
     return 1;

@@ -163,7 +163,6 @@ finish_block(const so_plan *p, so_mean_fn fn, char *o, npy_intp k, int include_s
 
 /* The destinations in hits are distinct: with no lead dims, threads take
  * ranges of them. */
-#include <pthread.h>
 #define SO_MEAN_WORK_PER_THREAD ((npy_intp)1 << 16)
 
 typedef struct {
@@ -190,8 +189,6 @@ finish_threaded(const so_plan *p, so_mean_fn fn, const npy_intp *hits, npy_intp 
                 int include_self)
 {
     so_finish_task tasks[16];
-    pthread_t tids[16];
-    int started[16] = {0};
     npy_intp block = 1;
     int nt = so_get_num_threads(), t, d;
     for (d = 0; d < p->bnd; d++) block *= p->bshape[d];
@@ -207,14 +204,7 @@ finish_threaded(const so_plan *p, so_mean_fn fn, const npy_intp *hits, npy_intp 
         tasks[t].nhits = hi - lo;
         tasks[t].include_self = include_self;
     }
-    for (t = 1; t < nt; t++) {
-        started[t] = pthread_create(&tids[t], NULL, finish_main, &tasks[t]) == 0;
-    }
-    finish_main(&tasks[0]);
-    for (t = 1; t < nt; t++) {
-        if (started[t]) pthread_join(tids[t], NULL);
-        else finish_main(&tasks[t]);
-    }
+    so_run_tasks(finish_main, tasks, sizeof *tasks, nt);
     return 1;
 }
 

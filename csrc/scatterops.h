@@ -131,6 +131,11 @@ int so_run_owned_checked(const so_plan *p, const so_kernel *kn, int nthreads);
  * bands of out (copy, then so_run_threaded). */
 int so_run_copying(const so_plan *p, const so_kernel *kn, int nthreads, const char *src,
                    npy_intp nbytes);
+/* engine.c: fn on each of the n tasks (size bytes apart from tasks): task 0 on
+ * the calling thread, the others on new threads, joined before it returns (a
+ * task whose thread cannot be made runs on the calling thread).  Returns the
+ * number of threads that ran. */
+int so_run_tasks(void *(*fn)(void *), void *tasks, size_t size, int n);
 /* engine.c: memcpy on up to nthreads threads (large copies only). */
 void so_parallel_copy(char *dst, const char *src, size_t nbytes, int nthreads);
 /* engine.c: dst (rows, cols) C-ordered = src, a (cols, rows) C-ordered array,

@@ -44,7 +44,6 @@ first_bad_contiguous(const npy_intp *v, npy_intp n, npy_intp b, int aligned)
 
 /* A long aligned run is checked by several threads, each its own part; the
  * first bad position is the one in the earliest part that has one. */
-#include <pthread.h>
 #define SO_CHECK_PER_THREAD ((npy_intp)1 << 18)
 
 typedef struct {
@@ -64,8 +63,6 @@ static npy_intp
 first_bad_threaded(const npy_intp *v, npy_intp n, npy_intp b, int aligned)
 {
     so_check_task tasks[16];
-    pthread_t tids[16];
-    int started[16] = {0};
     int nt = so_get_num_threads(), t;
     if (nt > 16) nt = 16;
     if (nt > n / SO_CHECK_PER_THREAD) nt = (int)(n / SO_CHECK_PER_THREAD);
@@ -79,14 +76,7 @@ first_bad_threaded(const npy_intp *v, npy_intp n, npy_intp b, int aligned)
         tasks[t].b = b;
         tasks[t].found = -1;
     }
-    for (t = 1; t < nt; t++) {
-        started[t] = pthread_create(&tids[t], NULL, check_main, &tasks[t]) == 0;
-    }
-    check_main(&tasks[0]);
-    for (t = 1; t < nt; t++) {
-        if (started[t]) pthread_join(tids[t], NULL);
-        else check_main(&tasks[t]);
-    }
+    so_run_tasks(check_main, tasks, sizeof *tasks, nt);
     for (t = 0; t < nt; t++) {
         if (tasks[t].found >= 0) return n * t / nt + tasks[t].found;
     }
