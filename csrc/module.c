@@ -236,50 +236,64 @@ PyDoc_STRVAR(scatter_mean_doc,
 /* Mean when the add is split by index value over threads (engine.c) and the
  * value alone names the destination (one component, no group dim addresses
  * out, no mask): the owners count the hits of each value as they add, instead
- * of a walk over the indices on one thread first.  Runs the add and returns
- * the (offset, hits) pairs of so_count_hits (lead 0), or NULL having done
- * nothing. */
-static npy_intp *
-owners_count_hits(so_plan *p, const so_kernel *kn, int nthreads, npy_intp *n_out)
+ * of a walk over the indices on one thread first.  Returns 1 having done the
+ * whole mean, or 0 having done nothing. */
+static int
+owners_mean(so_plan *p, const so_kernel *kn, int nthreads, PyArray_Descr *descr,
+            int include_self)
 {
     npy_intp *counts, *pairs, v, n = 0;
     int d;
     if (p->k != 1 || p->mask != NULL || p->gnd < 1 || p->gs_idx[p->gnd - 1] == 0 ||
             !so_owned_split_applies(p, kn, nthreads)) {
-        return NULL;
+        return 0;
     }
     for (d = 0; d < p->gnd; d++) {
-        if (p->gs_out[d] != 0) return NULL;
+        if (p->gs_out[d] != 0) return 0;
     }
     for (d = 0; d < p->bnd; d++) {
-        if (p->bs_out[d] == 0) return NULL;     /* a block that hits one element twice */
+        if (p->bs_out[d] == 0) return 0;        /* a block that hits one element twice */
     }
     counts = calloc((size_t)p->isize[0], sizeof *counts);
-    pairs = malloc(sizeof *pairs * (size_t)(2 * p->isize[0] + 2));
-    if (counts == NULL || pairs == NULL) {
-        free(counts);
-        free(pairs);
-        return NULL;
+    if (counts == NULL) {
+        return 0;
     }
     p->hits = counts;
     so_run_threaded(p, kn, nthreads);
     p->hits = NULL;
     for (v = 0; v < p->isize[0]; v++) {
+        n += counts[v] > 0;
+    }
+    /* the (offset, hits) pairs of the values hit, as so_count_hits gives them */
+    pairs = malloc(sizeof *pairs * (size_t)(2 * n + 2));
+    n = 0;
+    for (v = 0; v < p->isize[0]; v++) {
         if (counts[v] > 0) {
-            pairs[2 * n] = v * p->is_out[0];
-            pairs[2 * n + 1] = counts[v];
-            n++;
+            npy_intp one[2];
+            one[0] = v * p->is_out[0];
+            one[1] = counts[v];
+            if (pairs == NULL) {
+                so_mean_finish_hits(p, descr, 0, one, 1, include_self);   /* short of memory */
+            }
+            else {
+                pairs[2 * n] = one[0];
+                pairs[2 * n + 1] = one[1];
+                n++;
+            }
         }
     }
     free(counts);
-    *n_out = n;
-    return pairs;
+    if (pairs != NULL) {
+        so_mean_finish_hits(p, descr, 0, pairs, n, include_self);
+        free(pairs);
+    }
+    return 1;
 }
 
 static PyObject *
 so_scatter_mean(PyObject *self, PyObject *args)
 {
-    int kind, axis, include_self, lead = 0;
+    int kind, axis, include_self, lead = 0, done;
     PyObject *o_obj, *i_obj, *u_obj, *m_obj;
     PyArrayObject *out, *idx, *upd, *mask = NULL;
     so_kernel kn;
@@ -307,24 +321,22 @@ so_scatter_mean(PyObject *self, PyObject *args)
     {
         int nthreads = so_num_threads;
         Py_BEGIN_ALLOW_THREADS
-        hits = owners_count_hits(plan, &kn, nthreads, &nhits);
-        if (hits != NULL) {
-            so_mean_finish_hits(plan, PyArray_DESCR(out), 0, hits, nhits, include_self);
-        }
-        else {
+        done = owners_mean(plan, &kn, nthreads, PyArray_DESCR(out), include_self);
+        if (!done) {
             hits = so_count_hits(plan, &lead, &nhits);
             if (hits != NULL) {
                 so_run_threaded(plan, &kn, nthreads);
                 so_mean_finish_hits(plan, PyArray_DESCR(out), lead, hits, nhits, include_self);
+                done = 1;
             }
         }
         Py_END_ALLOW_THREADS
     }
     PyMem_RawFree(plan);
-    if (hits == NULL) {
+    free(hits);
+    if (!done) {
         Py_RETURN_FALSE;
     }
-    free(hits);
     Py_RETURN_TRUE;
 }
 
