@@ -207,7 +207,18 @@ so_have_avx512(void)
     }
     return have;
 }
+
+#else
+static int so_have_avx512(void) { return 0; }
 #endif
+
+/* Whether the rows of this walk are compacted eight at a time (compact_one). */
+static int
+vector_compaction(const so_plan *p)
+{
+    return p->k == 1 && p->mask == NULL && p->gnd >= 1 && p->gs_out[p->gnd - 1] == 0 &&
+           p->gs_idx[p->gnd - 1] == (npy_intp)sizeof(npy_intp) && so_have_avx512();
+}
 
 static npy_intp
 compact_one(const char *pi, npy_intp gsi, npy_intp gso, npy_intp gsu, npy_intp c0, npy_intp c1,
@@ -494,9 +505,11 @@ task_main(void *arg)
  * no gain for a branchy version that tested ownership update by update.) */
 #define SO_MIN_BLOCK_RUN 256
 /* split_dim found none: split the values of the first index component, when
- * the part of out they address is too large for the cache (into an out that
- * stays in cache, 1e6 updates into 1e5 float16 or int64 elements, every thread
- * reading every index made two threads slower than one: 2.0 -> 2.2-2.4 ms) */
+ * the part of out they address is too large for the cache, or when the
+ * compaction goes eight at a time (into an out that stays in cache, 1e6
+ * updates into 1e5 float16 or int64 elements, every thread reading every index
+ * with the scalar compaction made two threads slower than one: 2.0 -> 2.2-2.4
+ * ms) */
 #define SO_SPLIT_OWNED (-2)
 #define SO_MIN_OWNED_BYTES ((npy_intp)4 << 20)
 
@@ -553,7 +566,8 @@ choose_split(const so_plan *p, const so_kernel *kn, int *nthreads_io)
     }
     dim = nthreads > 1 ? split_dim(p, nthreads) : -1;
     if (dim == -1 && nthreads > 1 && p->nwin < 0 && p->k >= 1 && p->isize[0] >= nthreads &&
-            p->isize[0] * (p->is_out[0] < 0 ? -p->is_out[0] : p->is_out[0]) >= SO_MIN_OWNED_BYTES) {
+            (vector_compaction(p) ||
+             p->isize[0] * (p->is_out[0] < 0 ? -p->is_out[0] : p->is_out[0]) >= SO_MIN_OWNED_BYTES)) {
         dim = SO_SPLIT_OWNED;
     }
     *nthreads_io = nthreads;

@@ -120,7 +120,10 @@ checked_by_owners(int kind, PyArrayObject *data, PyArrayObject *idx, PyArrayObje
 
     checked_bad = 0;
     Py_INCREF(dd);
-    result = so_pool_new_array(dd, PyArray_NDIM(data), PyArray_DIMS(data));
+    result = PyArray_NBYTES(data) >= SO_FUSED_MIN_BYTES
+             ? so_pool_new_array(dd, PyArray_NDIM(data), PyArray_DIMS(data))
+             : (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, dd, PyArray_NDIM(data),
+                                                     PyArray_DIMS(data), NULL, NULL, 0, NULL);
     if (result == NULL) return NULL;
     if (so_make_plan(&plan, kind, result, idx, upd, axis, NULL) < 0) {
         Py_DECREF(result);
@@ -310,6 +313,17 @@ so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     if (out != NULL && (may_overlap(out, upd) || may_overlap(out, idx))) NOT_HANDLED();
 
+    if (out == NULL && PyArray_IS_C_CONTIGUOUS(data) && PyArray_SIZE(upd) >= SO_OVERLAP_MIN &&
+            kn.list != NULL &&
+            so_get_num_threads() > 1) {
+        PyObject *res = checked_by_owners(kind, data, idx, upd, axis, &kn);
+        if (res != NULL || PyErr_Occurred()) {
+            Py_DECREF(idx);
+            return res;
+        }
+        if (checked_bad) NOT_HANDLED();
+    }
+
     if (out == NULL && PyArray_IS_C_CONTIGUOUS(data) && kind != SO_UPDATE &&
             PyArray_SIZE(idx) >= SO_OVERLAP_MIN && PyArray_SIZE(upd) == PyArray_SIZE(idx) &&
             PyArray_NBYTES(data) < SO_FUSED_MIN_BYTES && so_get_num_threads() > 1) {
@@ -320,17 +334,6 @@ so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         }
         if (checked_bad) NOT_HANDLED();
         /* NULL without an error: not of that shape, go on as usual */
-    }
-
-    if (out == NULL && PyArray_IS_C_CONTIGUOUS(data) && PyArray_SIZE(upd) >= SO_OVERLAP_MIN &&
-            PyArray_NBYTES(data) >= SO_FUSED_MIN_BYTES && kn.list != NULL &&
-            so_get_num_threads() > 1) {
-        PyObject *res = checked_by_owners(kind, data, idx, upd, axis, &kn);
-        if (res != NULL || PyErr_Occurred()) {
-            Py_DECREF(idx);
-            return res;
-        }
-        if (checked_bad) NOT_HANDLED();
     }
 
     /* every index value, before anything is written */
