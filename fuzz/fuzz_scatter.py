@@ -391,8 +391,8 @@ def build(buf: bytes):
             n = math.prod(req)
             if req == out.shape:
                 updates = out if src.chance(50) else out[::-1]
-            elif flat is not None and n <= flat.size:
-                updates = flat[:n].reshape(req)
+            elif flat is not None and n <= flat.size and len(req) <= 64:
+                updates = flat[:n].reshape(req)          # (NumPy holds at most 64 dims)
         elif out_mode == "alias_idx" and dt.kind in "iu" and dt.isnative and \
                 out.flags.c_contiguous and isinstance(indices, np.ndarray):
             n = indices.size
