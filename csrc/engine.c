@@ -485,11 +485,19 @@ typedef struct {
     const so_kernel *kn;
 } so_task;
 
+/* A thread's walk; an owner of a mean then divides its own blocks. */
+static void
+run_task(const so_plan *p, const so_kernel *kn)
+{
+    so_run(p, kn);
+    if (p->owned && p->hits != NULL && p->mean_descr != NULL) so_mean_finish_owned(p);
+}
+
 static void *
 task_main(void *arg)
 {
     so_task *t = (so_task *)arg;
-    so_run(&t->plan, t->kn);
+    run_task(&t->plan, t->kn);
     return NULL;
 }
 
@@ -629,7 +637,7 @@ run_split(const so_plan *p, const so_kernel *kn, int nthreads, int dim, int chec
             one.own_lo = 0;
             one.own_hi = p->isize[0];
             one.bad = check ? &b : NULL;
-            so_run(&one, kn);
+            run_task(&one, kn);
             return check ? !b : 1;
         }
         so_run(p, kn);

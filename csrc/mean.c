@@ -209,6 +209,19 @@ finish_threaded(const so_plan *p, so_mean_fn fn, const npy_intp *hits, npy_intp 
 }
 
 void
+so_mean_finish_owned(const so_plan *p)
+{
+    so_mean_fn fn = mean_fn(p->mean_descr);
+    npy_intp v;
+    if (fn == NULL) return;
+    for (v = p->own_lo; v < p->own_hi; v++) {
+        if (p->hits[v] > 0) {
+            finish_block(p, fn, p->out + v * p->is_out[0], p->hits[v], p->mean_include_self);
+        }
+    }
+}
+
+void
 so_mean_finish_hits(const so_plan *p, PyArray_Descr *descr, int lead, const npy_intp *hits,
                     npy_intp nhits, int include_self)
 {

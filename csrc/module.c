@@ -236,13 +236,16 @@ PyDoc_STRVAR(scatter_mean_doc,
 /* Mean when the add is split by index value over threads (engine.c) and the
  * value alone names the destination (one component, no group dim addresses
  * out, no mask): the owners count the hits of each value as they add, instead
- * of a walk over the indices on one thread first.  Returns 1 having done the
- * whole mean, or 0 having done nothing. */
+ * of a walk over the indices on one thread first, and then divide their own
+ * blocks, still in their caches, with no pass over the counts on one thread and
+ * no second set of threads (graph mean in place, 2 threads: 29.2 -> 28.3 ms).
+ * Returns 1 having done the whole
+ * mean, or 0 having done nothing. */
 static int
 owners_mean(so_plan *p, const so_kernel *kn, int nthreads, PyArray_Descr *descr,
             int include_self)
 {
-    npy_intp *counts, *pairs, v, n = 0;
+    npy_intp *counts;
     int d;
     if (p->k != 1 || p->mask != NULL || p->gnd < 1 || p->gs_idx[p->gnd - 1] == 0 ||
             !so_owned_split_applies(p, kn, nthreads)) {
@@ -258,35 +261,15 @@ owners_mean(so_plan *p, const so_kernel *kn, int nthreads, PyArray_Descr *descr,
     if (counts == NULL) {
         return 0;
     }
+    /* so_owned_split_applies: the walk below is split by index value, and every
+     * owner (or the one owner, when memory for tasks is short) finishes its own */
     p->hits = counts;
+    p->mean_descr = descr;
+    p->mean_include_self = include_self;
     so_run_threaded(p, kn, nthreads);
     p->hits = NULL;
-    for (v = 0; v < p->isize[0]; v++) {
-        n += counts[v] > 0;
-    }
-    /* the (offset, hits) pairs of the values hit, as so_count_hits gives them */
-    pairs = malloc(sizeof *pairs * (size_t)(2 * n + 2));
-    n = 0;
-    for (v = 0; v < p->isize[0]; v++) {
-        if (counts[v] > 0) {
-            npy_intp one[2];
-            one[0] = v * p->is_out[0];
-            one[1] = counts[v];
-            if (pairs == NULL) {
-                so_mean_finish_hits(p, descr, 0, one, 1, include_self);   /* short of memory */
-            }
-            else {
-                pairs[2 * n] = one[0];
-                pairs[2 * n + 1] = one[1];
-                n++;
-            }
-        }
-    }
+    p->mean_descr = NULL;
     free(counts);
-    if (pairs != NULL) {
-        so_mean_finish_hits(p, descr, 0, pairs, n, include_self);
-        free(pairs);
-    }
     return 1;
 }
 

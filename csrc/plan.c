@@ -130,6 +130,8 @@ so_make_plan(so_plan *p, int kind, PyArrayObject *out, PyArrayObject *idx,
     p->own_lo = p->own_hi = 0;
     p->bad = NULL;
     p->hits = NULL;
+    p->mean_descr = NULL;
+    p->mean_include_self = 0;
     p->out = PyArray_BYTES(out);
     p->upd = PyArray_BYTES(upd);
     p->idx = PyArray_BYTES(idx);

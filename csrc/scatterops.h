@@ -101,6 +101,11 @@ typedef struct {
     /* with owned, one component, no mask: when not NULL, hits[v] counts the
      * applied groups whose index value is v (reduction "mean", module.c) */
     npy_intp *hits;
+    /* with hits: when not NULL, each owner divides its own values' blocks right
+     * after its walk (so_mean_finish_owned), while they are still in its cache:
+     * no scan of the counts and no division pass afterwards (module.c) */
+    PyArray_Descr *mean_descr;
+    int mean_include_self;
 } so_plan;
 
 /* plan.c: fills *p, or sets a Python exception and returns -1. */
@@ -166,6 +171,9 @@ void so_mean_finish(PyArrayObject *out, PyArrayObject *counts, int include_self)
  * its count + include_self, at every combination of the first lead group dims. */
 void so_mean_finish_hits(const so_plan *p, PyArray_Descr *d, int lead, const npy_intp *hits,
                          npy_intp nhits, int include_self);
+/* mean.c: an owner's finish (p->owned, p->hits, p->mean_descr): divide the block
+ * of each value v in [own_lo, own_hi) with hits[v] > 0.  No GIL needed. */
+void so_mean_finish_owned(const so_plan *p);
 
 /* pool.c: outputs of SO_POOL_MIN bytes or more come from a cache of freed
  * output blocks (a NumPy memory handler).  so_pool_new_array steals descr as
