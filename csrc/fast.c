@@ -129,10 +129,13 @@ checked_by_owners(int kind, PyArrayObject *data, PyArrayObject *idx, PyArrayObje
         Py_DECREF(result);
         return NULL;
     }
-    /* one group dim stepping through indices, element blocks, one component:
-     * run_row_owned's checking loop is the only one that reads an index */
-    if (plan.gnd != 1 || plan.gs_out[0] != 0 || plan.gs_idx[0] == 0 || plan.bnd != 0 ||
-            plan.k != 1 || plan.out_overlaps || !so_owned_split_applies(&plan, kn, nthreads)) {
+    /* one group dim stepping through indices, one component: run_row_owned's
+     * checking loop is the only one that reads an index.  Blocks of elements
+     * go in lists, rows (an expanded index folded into the block, graph message
+     * passing) one by one */
+    if (plan.gnd != 1 || plan.gs_out[0] != 0 || plan.gs_idx[0] == 0 ||
+            (plan.bnd == 0 && kn->list == NULL) || plan.k != 1 || plan.out_overlaps ||
+            !so_owned_split_applies(&plan, kn, nthreads)) {
         Py_DECREF(result);
         return NULL;
     }
@@ -314,7 +317,6 @@ so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (out != NULL && (may_overlap(out, upd) || may_overlap(out, idx))) NOT_HANDLED();
 
     if (out == NULL && PyArray_IS_C_CONTIGUOUS(data) && PyArray_SIZE(upd) >= SO_OVERLAP_MIN &&
-            kn.list != NULL &&
             so_get_num_threads() > 1) {
         PyObject *res = checked_by_owners(kind, data, idx, upd, axis, &kn);
         if (res != NULL || PyErr_Occurred()) {

@@ -88,3 +88,49 @@ def test_owners_find_a_bad_index(where, value, two_threads):
     with pytest.raises(IndexError, match=rf"scatter_elements: indices\[{where}\] = {value} "):
         so.scatter_elements(d, i, u)
     assert d.tobytes() == before.tobytes()
+
+
+# The same with rows: an expanded row index (graph message passing) and k = 1 of
+# scatter_nd fold the feature dim into a block, and the owners still check.
+ROWS, FEAT, EDGES = 1 << 14, 64, 1 << 12         # out 4 MiB of float32
+
+
+def _graph(rng, dtype=np.float32):
+    d = (rng.standard_normal((ROWS, FEAT)) * 10).astype(dtype)
+    r = rng.integers(-ROWS, ROWS, EDGES)
+    u = (rng.standard_normal((EDGES, FEAT)) * 10).astype(dtype)
+    return d, r, u
+
+
+@pytest.mark.parametrize("red", ["none", "add", "max", "mean"])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_owners_of_rows_equal_the_reference(red, dtype):
+    d, r, u = _graph(np.random.default_rng(7), dtype)
+    i = np.broadcast_to(r[:, None], u.shape)
+    want = reference.scatter_elements(d, i, u, 0, reduction=red).tobytes()
+    before = so.get_num_threads()
+    try:
+        for threads in (2, 3):
+            so.set_num_threads(threads)
+            assert so.scatter_elements(d, i, u, 0, reduction=red).tobytes() == want
+            assert so.scatter_nd(d, r[:, None], u, reduction=red).tobytes() == want
+            out = d.copy()
+            so.scatter_elements(d, i, u, 0, reduction=red, out=out)
+            assert out.tobytes() == want
+    finally:
+        so.set_num_threads(before)
+
+
+@pytest.mark.parametrize("where", [0, EDGES // 2, EDGES - 1])
+@pytest.mark.parametrize("value", [ROWS, -ROWS - 1, -2**63])
+def test_owners_of_rows_find_a_bad_index(where, value, two_threads):
+    d, r, u = _graph(np.random.default_rng(8))
+    before = d.copy()
+    r[where] = value
+    i = np.broadcast_to(r[:, None], u.shape)
+    for red in ("add", "mean"):
+        with pytest.raises(IndexError, match=rf"scatter_elements: indices\[{where}, 0\] = {value} "):
+            so.scatter_elements(d, i, u, 0, reduction=red)
+        with pytest.raises(IndexError, match=rf"scatter_nd: indices\[{where}, 0\] = {value} "):
+            so.scatter_nd(d, r[:, None], u, reduction=red)
+    assert d.tobytes() == before.tobytes()
