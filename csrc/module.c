@@ -239,8 +239,7 @@ PyDoc_STRVAR(scatter_mean_doc,
  * of a walk over the indices on one thread first, and then divide their own
  * blocks, still in their caches, with no pass over the counts on one thread and
  * no second set of threads (graph mean in place, 2 threads: 29.2 -> 28.3 ms).
- * Returns 1 having done the whole
- * mean, or 0 having done nothing. */
+ * Returns 1 having done the whole mean, or 0 having done nothing. */
 static int
 owners_mean(so_plan *p, const so_kernel *kn, int nthreads, PyArray_Descr *descr,
             int include_self)
