@@ -102,8 +102,6 @@ check_job_main(void *arg)
     return NULL;
 }
 
-static int checked_bad;
-
 /* Out of place into a large out, when the walk is split by index value
  * (engine.c): each thread reads every index anyway, so it checks them as it
  * goes, applying a bad one as 0; one bad index and the fresh result is dropped
@@ -111,14 +109,14 @@ static int checked_bad;
  * returns as checked_while_walking, below. */
 static PyObject *
 checked_by_owners(int kind, PyArrayObject *data, PyArrayObject *idx, PyArrayObject *upd,
-                  int axis, const so_kernel *kn)
+                  int axis, const so_kernel *kn, int *bad)
 {
     PyArray_Descr *dd = PyArray_DESCR(data);
     PyArrayObject *result;
     so_plan plan;
     int nthreads = so_get_num_threads(), ok;
 
-    checked_bad = 0;
+    *bad = 0;
     Py_INCREF(dd);
     result = PyArray_NBYTES(data) >= SO_FUSED_MIN_BYTES
              ? so_pool_new_array(dd, PyArray_NDIM(data), PyArray_DIMS(data))
@@ -148,17 +146,18 @@ checked_by_owners(int kind, PyArrayObject *data, PyArrayObject *idx, PyArrayObje
         /* 0: an index was bad; -1 cannot happen (applies was checked) but would
          * mean nothing was checked: either way, the Python layer decides */
         Py_DECREF(result);
-        checked_bad = 1;
+        *bad = 1;
         return NULL;
     }
     return (PyObject *)result;
 }
 
-/* The result, or NULL: with an exception set on an error, with checked_bad set
+/* The result, or NULL: with an exception set on an error, with *bad set
  * when an index is bad, with neither when the call is not of this shape. */
 static PyObject *
 checked_while_walking(int kind, PyArrayObject *data, PyArrayObject *idx, PyArrayObject *upd,
-                      int axis, const so_kernel *kn, const npy_intp *bounds, int nbounds)
+                      int axis, const so_kernel *kn, const npy_intp *bounds, int nbounds,
+                      int *bad)
 {
     PyArray_Descr *dd = PyArray_DESCR(data);
     PyArrayObject *result;
@@ -167,7 +166,7 @@ checked_while_walking(int kind, PyArrayObject *data, PyArrayObject *idx, PyArray
     pthread_t tid;
     int started;
 
-    checked_bad = 0;
+    *bad = 0;
     if (kn->elem == NULL || kn->needs_gil) return NULL;
     Py_INCREF(dd);
     result = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, dd, PyArray_NDIM(data),
@@ -197,7 +196,7 @@ checked_while_walking(int kind, PyArrayObject *data, PyArrayObject *idx, PyArray
     Py_END_ALLOW_THREADS
     if (job.bad >= 0) {
         Py_DECREF(result);
-        checked_bad = 1;
+        *bad = 1;
         return NULL;
     }
     return (PyObject *)result;
@@ -318,23 +317,26 @@ so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 
     if (out == NULL && PyArray_IS_C_CONTIGUOUS(data) && PyArray_SIZE(upd) >= SO_OVERLAP_MIN &&
             so_get_num_threads() > 1) {
-        PyObject *res = checked_by_owners(kind, data, idx, upd, axis, &kn);
+        int bad;
+        PyObject *res = checked_by_owners(kind, data, idx, upd, axis, &kn, &bad);
         if (res != NULL || PyErr_Occurred()) {
             Py_DECREF(idx);
             return res;
         }
-        if (checked_bad) NOT_HANDLED();
+        if (bad) NOT_HANDLED();
     }
 
     if (out == NULL && PyArray_IS_C_CONTIGUOUS(data) && kind != SO_UPDATE &&
             PyArray_SIZE(idx) >= SO_OVERLAP_MIN && PyArray_SIZE(upd) == PyArray_SIZE(idx) &&
             PyArray_NBYTES(data) < SO_FUSED_MIN_BYTES && so_get_num_threads() > 1) {
-        PyObject *res = checked_while_walking(kind, data, idx, upd, axis, &kn, bounds, nbounds);
+        int bad;
+        PyObject *res = checked_while_walking(kind, data, idx, upd, axis, &kn, bounds, nbounds,
+                                              &bad);
         if (res != NULL || PyErr_Occurred()) {
             Py_DECREF(idx);
             return res;
         }
-        if (checked_bad) NOT_HANDLED();
+        if (bad) NOT_HANDLED();
         /* NULL without an error: not of that shape, go on as usual */
     }
 
