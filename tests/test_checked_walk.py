@@ -35,20 +35,27 @@ def test_equals_the_reference(dtype, red, two_threads):
         assert so.scatter_nd(d, ii[:, None], u, reduction=red).tobytes() == want.tobytes()
 
 
+def _assert_bad_index_raises(size, where, value, seed):
+    """N updates into `size` float32 elements with indices[where] = value: both functions
+    raise the usual IndexError (add and none) and data is left as it was."""
+    rng = np.random.default_rng(seed)
+    d = rng.standard_normal(size).astype(np.float32)
+    before = d.copy()
+    i = rng.integers(-size, size, N)
+    i[where] = value
+    u = np.ones(N, np.float32)
+    for red in ("add", "none"):
+        with pytest.raises(IndexError, match=rf"scatter_elements: indices\[{where}\] = {value} "):
+            so.scatter_elements(d, i, u, reduction=red)
+        with pytest.raises(IndexError, match=rf"scatter_nd: indices\[{where}, 0\] = {value} "):
+            so.scatter_nd(d, i[:, None], u, reduction=red)
+    assert d.tobytes() == before.tobytes()
+
+
 @pytest.mark.parametrize("where", [0, N // 2, N - 1])
 @pytest.mark.parametrize("value", [M, -M - 1, 2**62, -2**63, np.iinfo(np.int64).max])
 def test_a_bad_index_raises_and_leaves_data(where, value, two_threads):
-    rng = np.random.default_rng(4)
-    d = rng.standard_normal(M).astype(np.float32)
-    before = d.copy()
-    i = rng.integers(-M, M, N)
-    i[where] = value
-    u = np.ones(N, np.float32)
-    with pytest.raises(IndexError, match=rf"scatter_elements: indices\[{where}\] = {value} "):
-        so.scatter_elements(d, i, u, reduction="add")
-    with pytest.raises(IndexError, match=rf"scatter_nd: indices\[{where}, 0\] = {value} "):
-        so.scatter_nd(d, i[:, None], u)
-    assert d.tobytes() == before.tobytes()
+    _assert_bad_index_raises(M, where, value, seed=4)
 
 
 # Out of place into a large out (4 MiB or more), split by index value (fast.c:
@@ -77,17 +84,7 @@ def test_owners_check_and_equal_the_reference(threads, red):
 @pytest.mark.parametrize("where", [0, N // 2, N - 1])
 @pytest.mark.parametrize("value", [BIG, -BIG - 1, -2**63])
 def test_owners_find_a_bad_index(where, value, two_threads):
-    rng = np.random.default_rng(6)
-    d = rng.standard_normal(BIG).astype(np.float32)
-    before = d.copy()
-    i = rng.integers(-BIG, BIG, N)
-    i[where] = value
-    u = np.ones(N, np.float32)
-    with pytest.raises(IndexError, match=rf"scatter_nd: indices\[{where}, 0\] = {value} "):
-        so.scatter_nd(d, i[:, None], u, reduction="add")
-    with pytest.raises(IndexError, match=rf"scatter_elements: indices\[{where}\] = {value} "):
-        so.scatter_elements(d, i, u)
-    assert d.tobytes() == before.tobytes()
+    _assert_bad_index_raises(BIG, where, value, seed=6)
 
 
 # The same with rows: an expanded row index (graph message passing) and k = 1 of
