@@ -190,34 +190,50 @@ compact_one_avx512(const char *pi, npy_intp gsu, npy_intp c0, npy_intp c1, npy_i
                                     oo + cnt, uo + cnt, vv ? vv + cnt : NULL, bad_out);
 }
 
-static int
-so_have_avx512(void)
-{
-    static int have = -1;
-    if (have < 0) {
-        unsigned int a = 0, b = 0, c = 0, d = 0, xlo = 0, xhi = 0;
-        const char *env = getenv("SCATTEROPS_NO_AVX512");
-        have = 0;
-        if (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_OSXSAVE) &&
-                __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX512F) && (b & bit_AVX512DQ)) {
-            __asm__ volatile("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
-            have = (xlo & 0xE6) == 0xE6;   /* XMM, YMM, opmask and ZMM state */
-        }
-        if (env != NULL && env[0] == '1') have = 0;
-    }
-    return have;
-}
-
-#else
-static int so_have_avx512(void) { return 0; }
 #endif
+
+/* Whether the CPU has the instructions and the OS saves the registers they use,
+ * asked with CPUID and XGETBV, which every compiler here knows (clang 14 has no
+ * __builtin_cpu_supports("f16c")).  SCATTEROPS_NO_F16C=1 / SCATTEROPS_NO_AVX512=1
+ * turn one off (the tests compare both ways).  The answer is kept: every thread
+ * that races to it writes the same value. */
+int
+so_cpu_has(int feature)
+{
+    static int known[2] = {-1, -1};
+    if (known[feature] < 0) {
+        const char *env = getenv(feature == SO_CPU_F16C ? "SCATTEROPS_NO_F16C"
+                                                        : "SCATTEROPS_NO_AVX512");
+        int have = 0;
+#if defined(__GNUC__) && defined(__x86_64__)
+        unsigned int a = 0, b = 0, c = 0, d = 0, xlo = 0, xhi = 0, state = 0;
+        if (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_OSXSAVE)) {
+            if (feature == SO_CPU_F16C) {
+                have = (c & bit_F16C) && (c & bit_AVX);
+                state = 0x6;       /* XMM and YMM */
+            }
+            else {
+                have = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX512F) &&
+                       (b & bit_AVX512DQ);
+                state = 0xE6;      /* XMM, YMM, opmask and ZMM */
+            }
+            if (have) {
+                __asm__ volatile("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
+                have = (xlo & state) == state;
+            }
+        }
+#endif
+        known[feature] = have && !(env != NULL && env[0] == '1');
+    }
+    return known[feature];
+}
 
 /* Whether the rows of this walk are compacted eight at a time (compact_one). */
 static int
 vector_compaction(const so_plan *p)
 {
     return p->k == 1 && p->mask == NULL && p->gnd >= 1 && p->gs_out[p->gnd - 1] == 0 &&
-           p->gs_idx[p->gnd - 1] == (npy_intp)sizeof(npy_intp) && so_have_avx512();
+           p->gs_idx[p->gnd - 1] == (npy_intp)sizeof(npy_intp) && so_cpu_has(SO_CPU_AVX512);
 }
 
 static npy_intp
@@ -226,7 +242,7 @@ compact_one(const char *pi, npy_intp gsi, npy_intp gso, npy_intp gsu, npy_intp c
             npy_intp *vv, int *bad)
 {
 #if defined(__GNUC__) && defined(__x86_64__)
-    if (gso == 0 && gsi == (npy_intp)sizeof(npy_intp) && so_have_avx512()) {
+    if (gso == 0 && gsi == (npy_intp)sizeof(npy_intp) && so_cpu_has(SO_CPU_AVX512)) {
         return compact_one_avx512(pi, gsu, c0, c1, size, ios, lo, span, oo, uo, vv, bad);
     }
 #endif

@@ -284,30 +284,6 @@ static const so_row row_b = {
  * others to the generic path. */
 const char so_typed_chars[] = "?bBhHiIlLqQefdFD";
 
-#ifdef SO_HAVE_F16C
-/* SCATTEROPS_NO_F16C=1 keeps the portable conversions (the tests compare both).
- * The CPU must have F16C and the OS must save the AVX registers it uses (VEX
- * encoding); asked with CPUID and XGETBV, which every compiler here knows
- * (clang 14 has no __builtin_cpu_supports("f16c")). */
-#include <cpuid.h>
-static int
-so_use_f16c(void)
-{
-    static int use = -1;
-    if (use < 0) {
-        const char *env = getenv("SCATTEROPS_NO_F16C");
-        unsigned int a = 0, b = 0, c = 0, d = 0, xlo = 0, xhi = 0;
-        int have = 0;
-        if (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) && (c & bit_AVX) &&
-                (c & bit_OSXSAVE)) {
-            __asm__ volatile("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
-            have = (xlo & 6) == 6;     /* XMM and YMM state enabled */
-        }
-        use = have && !(env != NULL && env[0] == '1');
-    }
-    return use;
-}
-#endif
 
 static const so_row *
 row_for(PyArray_Descr *descr)
@@ -336,7 +312,7 @@ row_for(PyArray_Descr *descr)
     switch (tn) {
         case NPY_HALF:
 #ifdef SO_HAVE_F16C
-            if (so_use_f16c()) return &row_f16c;
+            if (so_cpu_has(SO_CPU_F16C)) return &row_f16c;
 #endif
             return &row_f16;
         case NPY_FLOAT: return &row_f32;

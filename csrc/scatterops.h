@@ -108,6 +108,11 @@ typedef struct {
     int mean_include_self;
 } so_plan;
 
+/* engine.c: whether the CPU can run the F16C conversions or the AVX-512 (F, DQ)
+ * compaction, and the OS saves their registers; 0 off x86-64 */
+enum { SO_CPU_F16C = 0, SO_CPU_AVX512 = 1 };
+int so_cpu_has(int feature);
+
 /* plan.c: fills *p, or sets a Python exception and returns -1. */
 int so_make_plan(so_plan *p, int kind, PyArrayObject *out, PyArrayObject *idx,
                  PyArrayObject *upd, int axis, PyArrayObject *mask);
