@@ -20,6 +20,10 @@ settings.register_profile(
     print_blob=True,
 )
 settings.register_profile("dev", max_examples=40, deadline=None)
+# the sanitizer build (tools/sanitize.sh) runs every test once more for memory errors, several
+# times slower than the plain build: fewer examples there keep CI inside its time
+settings.register_profile("asan", max_examples=12, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
 
 if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
     settings.load_profile("ci")
