@@ -190,7 +190,6 @@ compact_one_avx512(const char *pi, npy_intp gsu, npy_intp c0, npy_intp c1, npy_i
                                     oo + cnt, uo + cnt, vv ? vv + cnt : NULL, bad_out);
 }
 
-
 /* The same four at a time with AVX2, for CPUs without AVX-512 (this project's
  * AMD machines): AVX2 has no compress, so a table of vpermd orders moves the
  * owned lanes to the front of each vector.  It has no 64-bit multiply either:

@@ -109,7 +109,7 @@ typedef struct {
 } so_plan;
 
 /* engine.c: whether the CPU can run the F16C conversions or the AVX-512 (F, DQ)
- * compaction, and the OS saves their registers; 0 off x86-64 */
+ * or AVX2 compaction, and the OS saves their registers; 0 off x86-64 */
 enum { SO_CPU_F16C = 0, SO_CPU_AVX512 = 1, SO_CPU_AVX2 = 2 };
 int so_cpu_has(int feature);
 

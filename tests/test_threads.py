@@ -256,8 +256,7 @@ print("ok")
 """
     env = {k: v for k, v in os.environ.items() if k not in ("SCATTEROPS_NO_AVX512", "SCATTEROPS_NO_AVX2")}
     env.update({k: "1" for k in env_off})
-    if True:
-        for threads in ("2", "3"):
-            res = subprocess.run([sys.executable, "-c", code, threads], env=env,
-                                 capture_output=True, text=True)
-            assert res.returncode == 0 and res.stdout.strip() == "ok", res.stdout + res.stderr
+    for threads in ("2", "3"):
+        res = subprocess.run([sys.executable, "-c", code, threads], env=env,
+                             capture_output=True, text=True)
+        assert res.returncode == 0 and res.stdout.strip() == "ok", res.stdout + res.stderr
