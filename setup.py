@@ -10,7 +10,16 @@ import shlex
 from glob import glob
 
 import numpy as np
+import setuptools
 from setuptools import Extension, setup
+
+# pyproject.toml gives the license as an SPDX expression (PEP 639), which older
+# setuptools rejects with a schema error that does not say why.  pip's isolated
+# builds get a new one from [build-system]; `python setup.py ...` uses whatever
+# is installed, so say what to do.
+if int(setuptools.__version__.split(".")[0]) < 77:
+    raise SystemExit(f"scatterops needs setuptools>=77 to build (this is {setuptools.__version__}): "
+                     "pip install --upgrade 'setuptools>=77'")
 
 npymath_dir = os.path.join(os.path.dirname(np.get_include()), "lib")
 
