@@ -5,6 +5,8 @@
   every failure.  Loaded whenever the environment variable CI is set (CI runs
   with CI=true).
 * ``dev`` -- 40 examples a property for quick local runs (the default).
+* ``asan`` -- 12 examples a property, for the run under the sanitizers
+  (tools/sanitize.sh, which CI runs beside the main suite).
 * ``deep`` -- 1000 examples a property, every health check off: a long hunt for
   a counterexample, not for CI (the whole suite took 16 minutes on the 2-core
   AMD machine).
