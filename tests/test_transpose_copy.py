@@ -1,14 +1,21 @@
 """Out-of-place results are C-contiguous even when data is a transposed (F-ordered) view:
-csrc/engine.c's so_transpose_copy copies such a data tile by tile (2-D, at least 1 MiB,
-no object references).  Held to the reference over item sizes, shapes that do not fill
-the 32 x 32 tiles, thread counts, and the arrays it must leave to NumPy's copy."""
+csrc/engine.c's so_transpose_copy copies such a data strip by strip (2-D, at least 1 MiB,
+no object references), 2-, 4- and 8-byte items in blocks transposed in AVX2 registers.
+Held to the reference over item sizes, shapes that fill neither the strips (one cache line
+of out wide, 128 rows long) nor the 8 x 8 / 4 x 4 blocks, thread counts, the scalar loop
+alone (SCATTEROPS_NO_AVX2=1), and the arrays it must leave to NumPy's copy."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 import scatterops
 from scatterops import reference
 
-DTYPES = ["u1", "i2", "f4", "f8", "c16", "S3", "V12", ">f4", "<i8", "m8[s]"]
+DTYPES = ["u1", "i2", "f2", "f4", "f8", "c16", "S3", "V12", ">f4", "<i8", "m8[s]"]
+SHAPES = [(1000, 333), (77, 5000), (4099, 70)]
 
 
 def _transposed(dtype, rows, cols, seed=0):
@@ -29,7 +36,7 @@ def threads(request):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("shape", [(1000, 333), (77, 5000), (4099, 70)])
+@pytest.mark.parametrize("shape", SHAPES)
 def test_none_on_a_transposed_data(dtype, shape, threads):
     data = _transposed(dtype, *shape)
     assert data.flags.f_contiguous and not data.flags.c_contiguous
@@ -42,6 +49,32 @@ def test_none_on_a_transposed_data(dtype, shape, threads):
     want = reference.scatter_update(data, idx, upd)
     assert got.flags.c_contiguous
     assert got.tobytes() == want.tobytes()
+
+
+def test_the_scalar_loop_alone_gives_the_same_bytes():
+    """SCATTEROPS_NO_AVX2=1 leaves every item to the scalar loop, in a child process (the
+    choice is made once a process).  Same data, same bytes as the reference."""
+    code = r"""
+import sys, numpy as np, scatterops as so
+from scatterops import reference
+sys.path.insert(0, sys.argv[1])
+from test_transpose_copy import DTYPES, SHAPES, _transposed
+for threads in (1, 2):
+    so.set_num_threads(threads)
+    for dtype in DTYPES:
+        for rows, cols in SHAPES:
+            data = _transposed(dtype, rows * 4, cols)
+            idx = np.array([0, -1, 5])
+            upd = _transposed(dtype, 3, cols, seed=2).copy()
+            got = so.scatter_update(data, idx, upd)
+            assert got.flags.c_contiguous
+            assert got.tobytes() == reference.scatter_update(data, idx, upd).tobytes(), dtype
+print("ok")
+"""
+    env = dict(os.environ, SCATTEROPS_NO_AVX2="1")
+    res = subprocess.run([sys.executable, "-c", code, os.path.dirname(__file__)], env=env,
+                         capture_output=True, text=True)
+    assert res.returncode == 0 and res.stdout.strip() == "ok", res.stdout + res.stderr
 
 
 @pytest.mark.parametrize("reduction", ["add", "max", "mean"])
