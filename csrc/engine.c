@@ -826,8 +826,8 @@ so_parallel_copy(char *dst, const char *src, size_t nbytes, int nthreads)
  * 32 x 32 tiles, with both strides a power of two (a (2048, 4096) float32),
  * kept too many lines of one cache set alive and missed L1 on most items.
  * Inside a strip, 4-, 8- and 2-byte items move as 8 x 8, 4 x 4 and 8 x 8
- * blocks transposed in vector registers (shuffles only: every bit, NaN payloads
- * included, is copied as is).  (2048, 4096) float32, 2 threads, bare C on the
+ * blocks transposed in vector registers, when the CPU has AVX2 (shuffles only:
+ * every bit, NaN payloads included, is copied as is).  (2048, 4096) float32, 2 threads, bare C on the
  * AMD EPYC: 18.4-19.7 ms with the square scalar tiles, 14 ms with scalar strips,
  * 5.3-7.5 ms with vector blocks in strips; memcpy of the same bytes 3.0-3.9 ms.
  */
@@ -957,11 +957,11 @@ transpose_8x8_2(char *dp, npy_intp ds, const char *sp, npy_intp ss)
     _mm_storeu_si128((__m128i *)(void *)(d + 7 * ds), _mm_unpackhi_epi64(a3, a7));
 }
 
-/* The whole blocks of a strip [r0, r1) x [c0, c1); returns the rows and columns
- * they cover (*rv, *cv), the rest is left to the scalar loop. */
-#define TRANSPOSE_BLOCKS(B, FN)                                                       \
-    for (r = r0; r < *rv; r += B) {                                                   \
-        for (c = c0; c < *cv; c += B) {                                               \
+/* The whole b x b blocks of a strip [r0, r1) x [c0, c1); returns the rows and
+ * columns they cover (*rv, *cv), the rest is left to the scalar loop. */
+#define TRANSPOSE_BLOCKS(FN)                                                          \
+    for (r = r0; r < *rv; r += b) {                                                   \
+        for (c = c0; c < *cv; c += b) {                                               \
             FN(t->dst + (r * t->cols + c) * t->isz, t->cols,                          \
                t->src + (c * t->rows + r) * t->isz, t->rows);                         \
         }                                                                             \
@@ -976,9 +976,9 @@ transpose_vector(const so_transpose_task *t, npy_intp r0, npy_intp r1, npy_intp 
     *rv = r0 + (r1 - r0) / b * b;
     *cv = c0 + (c1 - c0) / b * b;
     switch (t->isz) {
-        case 2: TRANSPOSE_BLOCKS(8, transpose_8x8_2) break;
-        case 4: TRANSPOSE_BLOCKS(8, transpose_8x8_4) break;
-        case 8: TRANSPOSE_BLOCKS(4, transpose_4x4_8) break;
+        case 2: TRANSPOSE_BLOCKS(transpose_8x8_2) break;
+        case 4: TRANSPOSE_BLOCKS(transpose_8x8_4) break;
+        case 8: TRANSPOSE_BLOCKS(transpose_4x4_8) break;
     }
 }
 #endif

@@ -1,6 +1,7 @@
 """Out-of-place results are C-contiguous even when data is a transposed (F-ordered) view:
 csrc/engine.c's so_transpose_copy copies such a data strip by strip (2-D, at least 1 MiB,
-no object references), 2-, 4- and 8-byte items in blocks transposed in AVX2 registers.
+no object references), 2-, 4- and 8-byte items in blocks transposed in vector registers
+(with AVX2).
 Held to the reference over item sizes, shapes that fill neither the strips (one cache line
 of out wide, 128 rows long) nor the 8 x 8 / 4 x 4 blocks, thread counts, the scalar loop
 alone (SCATTEROPS_NO_AVX2=1), and the arrays it must leave to NumPy's copy."""
