@@ -7,7 +7,7 @@
  * with the GIL released.
  */
 #define SCATTEROPS_MODULE
-#include "scatterops.h"
+#include "call.h"
 
 /* How many threads a large call may use (set from Python: scatterops.set_num_threads). */
 static int so_num_threads = 1;
@@ -17,221 +17,6 @@ so_get_num_threads(void)
 {
     return so_num_threads;
 }
-
-static int
-as_array(PyObject *obj, const char *name, PyArrayObject **arr)
-{
-    if (!PyArray_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "scatterops._core: %s must be an ndarray", name);
-        return -1;
-    }
-    *arr = (PyArrayObject *)obj;
-    return 0;
-}
-
-static int
-check_indices_array(PyArrayObject *idx)
-{
-    PyArray_Descr *d = PyArray_DESCR(idx);
-    if (!PyTypeNum_ISSIGNED(d->type_num) || PyDataType_ELSIZE(d) != (npy_intp)sizeof(npy_intp) ||
-            !PyArray_ISNBO(d->byteorder)) {
-        PyErr_SetString(PyExc_TypeError, "scatterops._core: indices must be native intp");
-        return -1;
-    }
-    if (PyArray_NDIM(idx) > SO_MAXDIMS) {
-        PyErr_SetString(PyExc_ValueError, "scatterops._core: indices has too many dimensions");
-        return -1;
-    }
-    return 0;
-}
-
-/* The arrays of a scatter call: out, indices (native intp), updates, and mask
- * (None, or writeable uint8). */
-static int
-call_arrays(PyObject *o_obj, PyObject *i_obj, PyObject *u_obj, PyObject *m_obj,
-            PyArrayObject **out, PyArrayObject **idx, PyArrayObject **upd, PyArrayObject **mask)
-{
-    if (as_array(o_obj, "out", out) < 0 || as_array(i_obj, "indices", idx) < 0 ||
-        as_array(u_obj, "updates", upd) < 0 || check_indices_array(*idx) < 0) {
-        return -1;
-    }
-    *mask = NULL;
-    if (m_obj != Py_None) {
-        if (as_array(m_obj, "mask", mask) < 0) return -1;
-        if (PyArray_TYPE(*mask) != NPY_UINT8 || !PyArray_ISWRITEABLE(*mask)) {
-            PyErr_SetString(PyExc_TypeError, "scatterops._core: mask must be writeable uint8");
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* A plan on the heap (it is large), or NULL with an exception set. */
-static so_plan *
-new_plan(int kind, PyArrayObject *out, PyArrayObject *idx, PyArrayObject *upd, int axis,
-         PyArrayObject *mask)
-{
-    so_plan *plan = PyMem_RawMalloc(sizeof *plan);
-    if (plan == NULL) {
-        PyErr_NoMemory();
-        return NULL;
-    }
-    if (so_make_plan(plan, kind, out, idx, upd, axis, mask) < 0) {
-        PyMem_RawFree(plan);
-        return NULL;
-    }
-    return plan;
-}
-
-PyDoc_STRVAR(scatter_doc,
-"scatter(kind, out, indices, updates, axis, op, mask, /)\n--\n\n"
-"Apply a checked scatter in place on out. kind: 0 update, 1 nd, 2 elements;\n"
-"op: 0 none, 1 add, 2 sub, 3 mul, 4 max, 5 min, 6 count (out is intp counts);\n"
-"mask: None or a zeroed uint8 array of out's shape (include_self=False).\n"
-"indices must be native intp and already validated.");
-
-static PyObject *
-so_scatter(PyObject *self, PyObject *args)
-{
-    int kind, axis, op;
-    PyObject *o_obj, *i_obj, *u_obj, *m_obj;
-    PyArrayObject *out, *idx, *upd, *mask = NULL;
-    PyArray_Descr *od;
-    so_kernel kn;
-    so_plan *plan;
-
-    if (!PyArg_ParseTuple(args, "iOOOiiO:scatter", &kind, &o_obj, &i_obj, &u_obj,
-                          &axis, &op, &m_obj)) {
-        return NULL;
-    }
-    if (call_arrays(o_obj, i_obj, u_obj, m_obj, &out, &idx, &upd, &mask) < 0) {
-        return NULL;
-    }
-    if (!PyArray_ISWRITEABLE(out)) {
-        PyErr_SetString(PyExc_ValueError, "scatterops._core: out is read-only");
-        return NULL;
-    }
-    od = PyArray_DESCR(out);
-    if (op == SO_NONE) {
-        int is_object = od->type_num == NPY_OBJECT;
-        if (PyDataType_REFCHK(od) && !is_object) {
-            PyErr_SetString(PyExc_TypeError,
-                            "scatterops._core: structured dtypes holding objects take the generic path");
-            return NULL;
-        }
-        so_assign_kernel(&kn, PyDataType_ELSIZE(od), is_object);
-    }
-    else if (!so_reduce_kernel(&kn, od, op)) {
-        PyErr_Format(PyExc_TypeError, "scatterops._core: no typed kernel for op %d on this dtype", op);
-        return NULL;
-    }
-    if (op != SO_COUNT && !PyArray_EquivTypes(od, PyArray_DESCR(upd))) {
-        PyErr_SetString(PyExc_TypeError, "scatterops._core: updates must have out's dtype");
-        return NULL;
-    }
-    if (mask && op == SO_NONE) {
-        PyErr_SetString(PyExc_ValueError, "scatterops._core: mask needs a reduction");
-        return NULL;
-    }
-
-    plan = new_plan(kind, out, idx, upd, axis, mask);
-    if (plan == NULL) {
-        return NULL;
-    }
-    if (kn.needs_gil) {
-        if (op == SO_NONE) so_dedup(plan, kn.itemsize);
-        so_run(plan, &kn);
-    }
-    else {
-        int nthreads = so_num_threads;
-        Py_BEGIN_ALLOW_THREADS
-        if (op == SO_NONE) so_dedup(plan, kn.itemsize);
-        so_run_threaded(plan, &kn, nthreads);
-        Py_END_ALLOW_THREADS
-    }
-    free(plan->win);
-    PyMem_RawFree(plan);
-    Py_RETURN_NONE;
-}
-
-PyDoc_STRVAR(find_bad_index_doc,
-"find_bad_index(indices, bounds, /)\n--\n\n"
-"Flat C-order position of the first value of indices (native intp) outside\n"
-"[-b, b), or -1. bounds: a tuple of one size, or of indices.shape[-1] sizes.");
-
-static PyObject *
-so_find_bad_index_py(PyObject *self, PyObject *args)
-{
-    PyObject *i_obj, *b_obj;
-    PyArrayObject *idx;
-    npy_intp bounds[SO_MAXDIMS], pos;
-    Py_ssize_t nb, j;
-
-    if (!PyArg_ParseTuple(args, "OO!:find_bad_index", &i_obj, &PyTuple_Type, &b_obj)) {
-        return NULL;
-    }
-    if (as_array(i_obj, "indices", &idx) < 0 || check_indices_array(idx) < 0) {
-        return NULL;
-    }
-    nb = PyTuple_GET_SIZE(b_obj);
-    if (nb < 1 || nb > SO_MAXDIMS ||
-        (nb > 1 && (PyArray_NDIM(idx) < 1 || PyArray_DIM(idx, PyArray_NDIM(idx) - 1) != nb))) {
-        PyErr_SetString(PyExc_ValueError,
-                        "scatterops._core: bounds must be one size or one per entry of indices' last dim");
-        return NULL;
-    }
-    for (j = 0; j < nb; j++) {
-        bounds[j] = PyLong_AsSsize_t(PyTuple_GET_ITEM(b_obj, j));
-        if (bounds[j] == -1 && PyErr_Occurred()) {
-            return NULL;
-        }
-        if (bounds[j] < 0) {
-            PyErr_SetString(PyExc_ValueError, "scatterops._core: bounds must be >= 0");
-            return NULL;
-        }
-    }
-    Py_BEGIN_ALLOW_THREADS
-    pos = so_find_bad_index(idx, bounds, (int)nb);
-    Py_END_ALLOW_THREADS
-    return PyLong_FromSsize_t(pos);
-}
-
-PyDoc_STRVAR(mean_finish_doc,
-"mean_finish(out, counts, include_self, /)\n--\n\n"
-"Divide every element of out that counts says was hit by count + include_self,\n"
-"in place. Returns False (and does nothing) for dtypes without a C kernel.");
-
-static PyObject *
-so_mean_finish_py(PyObject *self, PyObject *args)
-{
-    PyArrayObject *out, *counts;
-    int include_self;
-    if (!PyArg_ParseTuple(args, "O!O!p:mean_finish", &PyArray_Type, &out, &PyArray_Type,
-                          &counts, &include_self)) {
-        return NULL;
-    }
-    if (!PyTypeNum_ISSIGNED(PyArray_TYPE(counts)) ||
-        PyArray_ITEMSIZE(counts) != (npy_intp)sizeof(npy_intp) || !PyArray_ISNBO(PyArray_DESCR(counts)->byteorder) ||
-        !PyArray_SAMESHAPE(out, counts) || !PyArray_ISWRITEABLE(out) ||
-        PyArray_NDIM(out) > SO_MAXDIMS) {
-        PyErr_SetString(PyExc_ValueError, "scatterops._core: mean_finish needs writeable out "
-                        "and intp counts of its shape");
-        return NULL;
-    }
-    if (!so_has_mean_kernel(PyArray_DESCR(out))) {
-        Py_RETURN_FALSE;
-    }
-    Py_BEGIN_ALLOW_THREADS
-    so_mean_finish(out, counts, include_self);
-    Py_END_ALLOW_THREADS
-    Py_RETURN_TRUE;
-}
-
-PyDoc_STRVAR(scatter_mean_doc,
-"scatter_mean(kind, out, indices, updates, axis, include_self, mask, /)\n--\n\n"
-"reduction='mean' in place on out, counting hits per destination slice. Returns\n"
-"False, having written nothing, when the call is not of that shape (the caller\n"
-"then counts per element).");
 
 /* Mean when the add is split by index value over threads (engine.c) and the
  * value alone names the destination (one component, no group dim addresses
@@ -272,54 +57,20 @@ owners_mean(so_plan *p, const so_kernel *kn, int nthreads, PyArray_Descr *descr,
     return 1;
 }
 
-static PyObject *
-so_scatter_mean(PyObject *self, PyObject *args)
+/* The whole mean on p (sums, then divisions) where the destinations can be
+ * counted per slice or by their owners; 0, having done nothing, otherwise. */
+int
+so_mean_run(so_plan *p, const so_kernel *kn, PyArray_Descr *descr, int include_self, int nthreads)
 {
-    int kind, axis, include_self, lead = 0, done;
-    PyObject *o_obj, *i_obj, *u_obj, *m_obj;
-    PyArrayObject *out, *idx, *upd, *mask = NULL;
-    so_kernel kn;
-    so_plan *plan;
-    npy_intp *hits = NULL, nhits = 0;
-
-    if (!PyArg_ParseTuple(args, "iOOOipO:scatter_mean", &kind, &o_obj, &i_obj, &u_obj, &axis,
-                          &include_self, &m_obj)) {
-        return NULL;
-    }
-    if (call_arrays(o_obj, i_obj, u_obj, m_obj, &out, &idx, &upd, &mask) < 0) {
-        return NULL;
-    }
-    if (!PyArray_ISWRITEABLE(out) || !PyArray_EquivTypes(PyArray_DESCR(out), PyArray_DESCR(upd))) {
-        PyErr_SetString(PyExc_TypeError, "scatterops._core: out must be writeable, of updates' dtype");
-        return NULL;
-    }
-    if (!so_has_mean_kernel(PyArray_DESCR(out)) || !so_reduce_kernel(&kn, PyArray_DESCR(out), SO_ADD)) {
-        Py_RETURN_FALSE;
-    }
-    plan = new_plan(kind, out, idx, upd, axis, mask);
-    if (plan == NULL) {
-        return NULL;
-    }
-    {
-        int nthreads = so_num_threads;
-        Py_BEGIN_ALLOW_THREADS
-        done = owners_mean(plan, &kn, nthreads, PyArray_DESCR(out), include_self);
-        if (!done) {
-            hits = so_count_hits(plan, &lead, &nhits);
-            if (hits != NULL) {
-                so_run_threaded(plan, &kn, nthreads);
-                so_mean_finish_hits(plan, PyArray_DESCR(out), lead, hits, nhits, include_self);
-                done = 1;
-            }
-        }
-        Py_END_ALLOW_THREADS
-    }
-    PyMem_RawFree(plan);
+    npy_intp *hits, nhits = 0;
+    int lead = 0;
+    if (owners_mean(p, kn, nthreads, descr, include_self)) return 1;
+    hits = so_count_hits(p, &lead, &nhits);
+    if (hits == NULL) return 0;
+    so_run_threaded(p, kn, nthreads);
+    so_mean_finish_hits(p, descr, lead, hits, nhits, include_self);
     free(hits);
-    if (!done) {
-        Py_RETURN_FALSE;
-    }
-    Py_RETURN_TRUE;
+    return 1;
 }
 
 static PyObject *
@@ -343,21 +94,25 @@ so_py_get_num_threads(PyObject *self, PyObject *unused)
     return PyLong_FromLong(so_num_threads);
 }
 
-PyDoc_STRVAR(fast_doc,
-"fast(kind, data, indices, updates, axis, reduction, include_self, out, /)\n--\n\n"
-"The whole call for the plain case; NotImplemented (nothing written) otherwise.");
+static PyObject *
+so_py_generic_calls(PyObject *self, PyObject *unused)
+{
+    return PyLong_FromUnsignedLong(so_generic_calls);
+}
 
 static PyMethodDef so_methods[] = {
-    {"fast", (PyCFunction)(void (*)(void))so_fast, METH_FASTCALL, fast_doc},
     {"make_public", so_make_public, METH_VARARGS,
-     "make_public(name, kind, fallback, doc, module, /)\n--\n\n"
-     "A public function in C: the plain call through fast(), everything else to fallback."},
+     "make_public(name, kind, doc, module, /)\n--\n\n"
+     "The public function of kind (0 update, 1 nd, 2 elements), in C."},
+    {"set_hooks", so_set_hooks, METH_VARARGS,
+     "set_hooks(error, generic, /)\n--\n\n"
+     "The Python helpers the core calls: error(code, func, fields) makes an exception;\n"
+     "generic(out, targets, updates, reduction, include_self, mean) runs NumPy's ufunc.at\n"
+     "for the dtypes without a C loop."},
+    {"generic_calls", so_py_generic_calls, METH_NOARGS,
+     "generic_calls()\n--\n\nHow many calls went to the NumPy fallback (dtypes without a C loop)."},
     {"set_num_threads", so_py_set_num_threads, METH_O, "set_num_threads(n, /)\n--\n\nThreads a large call may use."},
     {"get_num_threads", so_py_get_num_threads, METH_NOARGS, "get_num_threads()\n--\n\nThreads a large call may use."},
-    {"scatter", so_scatter, METH_VARARGS, scatter_doc},
-    {"find_bad_index", so_find_bad_index_py, METH_VARARGS, find_bad_index_doc},
-    {"mean_finish", so_mean_finish_py, METH_VARARGS, mean_finish_doc},
-    {"scatter_mean", so_scatter_mean, METH_VARARGS, scatter_mean_doc},
     {"copy", so_pool_copy, METH_O,
      "copy(a, /)\n--\n\nA C-ordered copy of the ndarray a (large ones in the output cache's memory)."},
     {"output_cache_info", so_pool_info, METH_NOARGS,
@@ -371,8 +126,14 @@ so_exec(PyObject *m)
     if (PyArray_ImportNumPyAPI() < 0) {
         return -1;
     }
-    if (PyModule_AddStringConstant(m, "TYPED", so_typed_chars) < 0) {
+    if (so_args_init() < 0) {
         return -1;
+    }
+    {
+        PyObject *table = so_reduction_table();
+        int rc = table == NULL ? -1 : PyModule_AddObjectRef(m, "REDUCTIONS", table);
+        Py_XDECREF(table);
+        if (rc < 0) return -1;
     }
     if (so_pool_init() < 0) {
         return -1;

@@ -164,10 +164,10 @@ extern const char so_typed_chars[];
 /* module.c: threads a large call may use. */
 int so_get_num_threads(void);
 
-/* fast.c: the whole call for the plain case, or NotImplemented (nothing written). */
-PyObject *so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
-/* fast.c: make_public(name, kind, fallback, doc, module), the public functions */
-PyObject *so_make_public(PyObject *self, PyObject *args);
+/* module.c (for now): the whole mean on p where the hits can be counted per
+ * slice or by owners; 0, having done nothing, otherwise */
+int so_mean_run(so_plan *p, const so_kernel *kn, PyArray_Descr *descr, int include_self,
+                int nthreads);
 
 /* mean.c: finish a mean in place for the real typed dtypes (else does nothing). */
 int so_has_mean_kernel(PyArray_Descr *d);

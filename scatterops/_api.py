@@ -1,138 +1,16 @@
-"""The public functions: check arguments (``_args``), then hand the C core
-(``_core``) arrays it can trust.
+"""The public functions: their signatures and docstrings.
 
-Paths, chosen per call:
-
-* typed C kernels: every reduction on native bool, int8..uint64, float16/32/64,
-  complex64/128 (the set ``_core.TYPED`` reports);
-* the C assignment kernel for ``reduction="none"`` on every dtype (by item size;
-  object dtype with reference counts);
-* a generic path in NumPy (``ufunc.at`` on flat destination offsets) for the
-  reductions on other dtypes that have a NumPy loop (longdouble, clongdouble,
-  timedelta64, datetime64 max/min, object, user dtypes, non-native byte order),
-  and for ``none`` on structured dtypes holding objects.
+The functions themselves are C (``_core.make_public``): the C core binds the
+arguments, checks every rule of the call, chooses the strategy and runs it; a
+wrong call raises with the text of ``scatterops._messages``.  The dtypes that
+have no C loop for a reduction run NumPy's ``ufunc.at`` in
+``scatterops._generic``, on destinations the C core computes.
 """
 from __future__ import annotations
 
-import numpy as np
+from . import _core, _generic, _messages
 
-from . import _args, _core
-
-_KIND = {"scatter_update": 0, "scatter_nd": 1, "scatter_elements": 2}
-_OP = {"none": 0, "add": 1, "sub": 2, "mul": 3, "max": 4, "min": 5, "mean": 1}
-_OP_COUNT = 6
-_fast = _core.fast
-
-
-def _typed(dtype: np.dtype) -> bool:
-    # By type, not by character alone: user dtypes may reuse a builtin's letter
-    # (ml_dtypes' float8_e4m3b11fnuz is 'L', int1 is 'e').
-    return (dtype.isnative and dtype.char in _core.TYPED
-            and dtype.type is np.dtype(dtype.char).type)
-
-
-def _flat_targets(call: _args.Call, out: np.ndarray) -> np.ndarray:
-    """The C-order flat offset into ``out`` of every update element, in update order."""
-    lin = np.arange(out.size, dtype=np.intp).reshape(out.shape)
-    idx = call.indices
-    if call.func == "scatter_update":
-        t = np.take(lin, idx, axis=call.axis)
-    elif call.func == "scatter_nd":
-        k = idx.shape[-1]
-        t = lin[tuple(idx[..., j] for j in range(k))] if k else lin
-        t = np.broadcast_to(t, call.updates.shape)
-    else:
-        sub = tuple(slice(None) if d == call.axis else slice(0, idx.shape[d])
-                    for d in range(idx.ndim))
-        t = np.take_along_axis(lin[sub], idx, axis=call.axis)
-    return t.reshape(-1)
-
-
-def _generic(call: _args.Call, out: np.ndarray) -> None:
-    """Any dtype with a NumPy loop: ``ufunc.at`` in update order on a flat view.
-    Like the C kernels, it raises no floating-point warnings."""
-    with np.errstate(all="ignore"):
-        _generic_apply(call, out)
-
-
-def _generic_apply(call: _args.Call, out: np.ndarray) -> None:
-    work = out if out.flags.c_contiguous else np.ascontiguousarray(out)
-    flat = work.reshape(-1)
-    dest = _flat_targets(call, work)
-    upd = call.updates.reshape(-1)
-    red = call.reduction
-    if red == "none":
-        # the last write to an element wins: keep each destination's last update
-        _, first_rev = np.unique(dest[::-1], return_index=True)
-        last = dest.size - 1 - first_rev
-        flat[dest[last]] = upd[last]
-    else:
-        if red == "mean":
-            counts = np.bincount(dest, minlength=flat.size)
-        rest = np.ones(dest.size, dtype=bool)
-        if not call.include_self:
-            _, first = np.unique(dest, return_index=True)
-            flat[dest[first]] = upd[first]
-            rest[first] = False
-        _args.UFUNCS[red].at(flat, dest[rest], upd[rest])
-        if red == "mean":
-            _finish_mean(flat, counts, call.include_self)
-    if work is not out:
-        np.copyto(out, work)
-
-
-def _finish_mean(out: np.ndarray, counts: np.ndarray, include_self: bool) -> None:
-    with np.errstate(all="ignore"):
-        _finish_mean_apply(out, counts, include_self)
-
-
-def _finish_mean_apply(out: np.ndarray, counts: np.ndarray, include_self: bool) -> None:
-    hit = counts > 0
-    out[hit] = _args.mean_divide(out[hit], counts[hit] + int(include_self), out.dtype)
-
-
-def _execute(call: _args.Call) -> np.ndarray:
-    if (call.out is not None and call.reduction != "none" and call.data.dtype.hasobject
-            and call.updates.size):
-        # an object reduction runs the elements' own __add__, __lt__, ... which may raise
-        # halfway: compute into a fresh array and write out only once all of it
-        # succeeded, so that an error leaves out as it was (API.md)
-        result = _execute(call._replace(out=None))
-        np.copyto(call.out, result)
-        return call.out
-    data = call.data
-    if call.out is None:
-        out = _core.copy(data)              # large: memory a dropped result faulted in
-    else:
-        out = call.out
-        if out is not data:
-            np.copyto(out, data)
-    if call.updates.size == 0:
-        return out
-    dtype = out.dtype
-    red = call.reduction
-    kind = _KIND[call.func]
-    if red == "none":
-        if dtype.hasobject and dtype != np.dtype(object):
-            _generic(call, out)
-        else:
-            _core.scatter(kind, out, call.indices, call.updates, call.axis, 0, None)
-        return out
-    if not _typed(dtype):
-        _generic(call, out)
-        return out
-    mask = None if call.include_self else np.zeros(out.shape, np.uint8)
-    if red == "mean" and _core.scatter_mean(kind, out, call.indices, call.updates, call.axis,
-                                            call.include_self, mask):
-        return out
-    if red == "mean":
-        counts = np.zeros(out.shape, np.intp)
-        _core.scatter(kind, counts, call.indices, call.updates, call.axis, _OP_COUNT, None)
-    _core.scatter(kind, out, call.indices, call.updates, call.axis, _OP[red], mask)
-    if red == "mean" and not _core.mean_finish(out, counts, call.include_self):
-        _finish_mean(out, counts, call.include_self)
-    return out
-
+_core.set_hooks(_messages.error, _generic.apply)
 
 _COMMON = """
     reduction : str, optional
@@ -168,25 +46,7 @@ _COMMON = """
 """
 
 
-def scatter_update(data, indices, updates, axis=0, *, reduction="none", include_self=True, out=None):
-    # the Python path: what the C function (_public, below) does not take itself
-    return _execute(_args.check("scatter_update", data, indices, updates, axis, reduction,
-                                include_self, out, _core.find_bad_index))
-
-
-def scatter_nd(data, indices, updates, *, reduction="none", include_self=True, out=None):
-    # the Python path: what the C function (_public, below) does not take itself
-    return _execute(_args.check("scatter_nd", data, indices, updates, None, reduction,
-                                include_self, out, _core.find_bad_index))
-
-
-def scatter_elements(data, indices, updates, axis=0, *, reduction="none", include_self=True, out=None):
-    # the Python path: what the C function (_public, below) does not take itself
-    return _execute(_args.check("scatter_elements", data, indices, updates, axis, reduction,
-                                include_self, out, _core.find_bad_index))
-
-
-scatter_update.__doc__ = """Write whole slices of ``data`` chosen by ``indices`` along one axis.
+_DOC_UPDATE = """Write whole slices of ``data`` chosen by ``indices`` along one axis.
 
     ``out[a..., indices[m...], b...] = f(out[a..., indices[m...], b...], updates[a..., m..., b...])``
     for every position in C order (OpenVINO ScatterUpdate-3, PyTorch
@@ -217,7 +77,7 @@ scatter_update.__doc__ = """Write whole slices of ``data`` chosen by ``indices``
            [ 0, 10,  0,  0]])
 """
 
-scatter_nd.__doc__ = """Write elements or slices of ``data`` addressed by index tuples.
+_DOC_ND = """Write elements or slices of ``data`` addressed by index tuples.
 
     With ``k = indices.shape[-1]``, each ``indices[i...]`` is a k-tuple that
     addresses an element (``k == data.ndim``) or a slice (``k < data.ndim``;
@@ -246,7 +106,7 @@ scatter_nd.__doc__ = """Write elements or slices of ``data`` addressed by index 
     array([3., 0., 4.])
 """
 
-scatter_elements.__doc__ = """Write single elements of ``data``, one per element of ``indices``.
+_DOC_ELEMENTS = """Write single elements of ``data``, one per element of ``indices``.
 
     ``indices``, ``updates`` and ``data`` have the same rank; the update at
     position ``(i0, ..., in)`` goes to the same position in ``out`` except on
@@ -281,16 +141,14 @@ scatter_elements.__doc__ = """Write single elements of ``data``, one per element
 """
 
 
-def _public(func, kind: int, signature: str):
-    """The public function: a C function (``_core.make_public``) that runs the plain
-    call entirely in C and hands everything else to ``func``, with ``func``'s name
-    and docstring and the signature ``signature`` (its ``__text_signature__``)."""
-    doc = f"{func.__name__}{signature}\n--\n\n{func.__doc__}"
-    return _core.make_public(func.__name__, kind, func, doc, __name__)
+def _public(name: str, kind: int, signature: str, doc: str):
+    """The public C function of kind, with its ``__text_signature__`` and docstring."""
+    return _core.make_public(name, kind, f"{name}{signature}\n--\n\n{doc}", __name__)
 
 
 _SIG = "(data, indices, updates, axis=0, *, reduction='none', include_self=True, out=None)"
-scatter_update = _public(scatter_update, 0, _SIG)
-scatter_nd = _public(scatter_nd, 1,
-                     "(data, indices, updates, *, reduction='none', include_self=True, out=None)")
-scatter_elements = _public(scatter_elements, 2, _SIG)
+scatter_update = _public("scatter_update", 0, _SIG, _DOC_UPDATE)
+scatter_nd = _public("scatter_nd", 1,
+                     "(data, indices, updates, *, reduction='none', include_self=True, out=None)",
+                     _DOC_ND)
+scatter_elements = _public("scatter_elements", 2, _SIG, _DOC_ELEMENTS)

@@ -1,7 +1,8 @@
 """The three scatter operations in plain NumPy, written to be read.
 
-This is the executable form of API.md: same signatures, same checks and errors
-(shared with the C-backed functions through ``scatterops._args``), and a loop
+This is the executable form of the contract (``docs/contract.md``): the same
+signatures, checks and errors as the C-backed functions, checked by its own plain
+NumPy code (``scatterops._reference_checks``, written apart from the C core's), and a loop
 that visits every update element in C order and applies
 
     out[T(p)] = f(out[T(p)], updates[p])
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _args
+from . import _reference_checks as _args
 
 __all__ = ["scatter_update", "scatter_nd", "scatter_elements"]
 

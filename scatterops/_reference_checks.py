@@ -1,10 +1,11 @@
-"""Argument checking shared by the C-backed functions and ``scatterops.reference``.
+"""The argument checks of ``scatterops.reference``, the oracle the tests hold the C core to.
 
+They are written on purpose apart from the C core's own (``csrc/py/args.c``), in plain
+NumPy, so that the tests compare two independent readings of the contract
+(``docs/contract.md``): the same exceptions, with messages that name the same argument.
 Everything here runs before anything is written: it turns user arguments into a
-``Call`` whose arrays the writers can trust (``indices`` as native ``intp`` and
-in range, ``updates`` cast to ``data.dtype`` and broadcast to the required
-shape) or raises the exception API.md's error table names, with a message that
-says which argument is wrong and what was expected.
+``Call`` whose arrays the reference can trust (``indices`` as native ``intp`` and in
+range, ``updates`` cast to ``data.dtype`` and broadcast to the required shape).
 """
 from __future__ import annotations
 
@@ -223,8 +224,7 @@ def _bad_index_error(func: str, original: np.ndarray, pos: tuple, axis: int, siz
 
 
 def find_bad_index(idx: np.ndarray, bounds: tuple) -> int:
-    """Flat C-order position of the first value out of range, or -1 (NumPy version;
-    the C module provides the same function, faster)."""
+    """Flat C-order position of the first value out of range, or -1."""
     if idx.size == 0:
         return -1
     b = np.asarray(bounds, dtype=np.intp)
@@ -234,8 +234,7 @@ def find_bad_index(idx: np.ndarray, bounds: tuple) -> int:
     return int(np.argmax(bad.reshape(-1)))
 
 
-def check(func: str, data, indices, updates, axis, reduction, include_self, out,
-          finder=find_bad_index) -> Call:
+def check(func: str, data, indices, updates, axis, reduction, include_self, out) -> Call:
     """Check every argument of one call; raise before anything is written."""
     given = reduction
     reduction = _reduction(func, reduction)
@@ -285,7 +284,7 @@ def check(func: str, data, indices, updates, axis, reduction, include_self, out,
 
     idx = _as_intp(func, original)
     if idx.size:
-        pos = finder(idx, bounds)
+        pos = find_bad_index(idx, bounds)
         if pos >= 0:
             multi = tuple(int(p) for p in np.unravel_index(pos, idx.shape))
             if func == "scatter_nd":
@@ -301,25 +300,3 @@ def check(func: str, data, indices, updates, axis, reduction, include_self, out,
         if np.may_share_memory(out, idx):
             idx = idx.copy()
     return Call(func, data, idx, updates, axis, reduction, include_self, out)
-
-
-def mean_divide(sums: np.ndarray, counts: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """Finish a mean: ``sums`` (in data's dtype) divided by ``counts`` (>= 1), as API.md says:
-    inexact dtypes in the widest float of their kind, rounded once; integers (and
-    timedelta64) by floor division; object by true division."""
-    kind = dtype.kind
-    if kind in "iu":
-        wide = np.int64 if kind == "i" else np.uint64
-        res = np.floor_divide(sums.astype(wide), counts.astype(wide))
-    elif kind == "f":
-        wide = np.longdouble if dtype.itemsize > 8 else np.float64
-        res = np.true_divide(sums.astype(wide), counts.astype(wide))
-    elif kind == "c":
-        wide, real = ((np.clongdouble, np.longdouble) if dtype.itemsize > 16
-                      else (np.complex128, np.float64))
-        res = np.true_divide(sums.astype(wide), counts.astype(real))
-    elif kind == "m":
-        res = np.floor_divide(sums, counts.astype(np.int64))
-    else:  # object
-        res = np.true_divide(sums, counts.astype(object))
-    return res.astype(dtype)

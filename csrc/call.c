@@ -1,0 +1,448 @@
+/*
+ * call.c: how a checked call runs.  It picks the kernel (a typed reduction, the
+ * assignment kernel of the item size, or -- for dtypes with no C loop -- the
+ * NumPy fallback), makes the output (a fresh C-ordered copy of data, out, or
+ * data itself), chooses the strategy (the index check fused with the walk into
+ * a fresh result, the copy of data fused with the walk, threads, the mean's
+ * finish) and runs the walk.  Every strategy gives the bits of the plain C-order
+ * walk.
+ */
+#include "call.h"
+
+#include <pthread.h>
+
+/* data from this size on is copied into a fresh out by the walk itself */
+#define SO_FUSED_MIN_BYTES ((npy_intp)1 << 20)
+/* a fresh result of at least this many updates may have its indices checked
+ * while the walk runs (the result is dropped unseen on a bad one) */
+#define SO_OVERLAP_MIN ((npy_intp)1 << 16)
+
+unsigned long so_generic_calls;
+
+/* ---- the output ------------------------------------------------------------- */
+
+/* A new C-ordered copy of data: large ones in the output cache's memory. */
+static PyArrayObject *
+fresh_copy(PyArrayObject *data, int nthreads)
+{
+    PyArray_Descr *dd = PyArray_DESCR(data);
+    PyArrayObject *r;
+    if ((size_t)PyArray_NBYTES(data) >= SO_POOL_MIN) {
+        Py_INCREF(dd);
+        r = so_pool_new_array(dd, PyArray_NDIM(data), PyArray_DIMS(data));
+        if (r == NULL || so_copy_to_c(r, data) < 0) {
+            Py_XDECREF(r);
+            return NULL;
+        }
+        return r;
+    }
+    if (PyArray_IS_C_CONTIGUOUS(data) && !PyDataType_REFCHK(dd)) {
+        /* one memcpy (NumPy's copy looks up a cast) */
+        Py_INCREF(dd);
+        r = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, dd, PyArray_NDIM(data),
+                                                  PyArray_DIMS(data), NULL, NULL, 0, NULL);
+        if (r != NULL) memcpy(PyArray_BYTES(r), PyArray_BYTES(data), (size_t)PyArray_NBYTES(data));
+        return r;
+    }
+    (void)nthreads;
+    return (PyArrayObject *)PyArray_NewCopy(data, NPY_CORDER);
+}
+
+/* ---- out of place, the index check fused with the walk ----------------------
+ *
+ * The walk writes a fresh result nobody else can see, its kernels clamp every
+ * index into its axis (a bad index writes element 0, not outside), and if the
+ * check finds a bad index the result is dropped unseen and the IndexError is
+ * raised as usual.  Two forms:
+ *  - split by index value over threads (walk/split): each thread reads every
+ *    index anyway, so it checks them as it goes (1e7 int64: saves 7 ms);
+ *  - element by element into a small out, one thread: the check runs beside it
+ *    on a second thread (1e6 updates into 1e5 int64: the check was a fifth of
+ *    the call).
+ */
+typedef struct {
+    PyArrayObject *idx;
+    const npy_intp *bounds;
+    int nbounds;
+    npy_intp bad;
+} so_check_job;
+
+static void *
+check_job_main(void *arg)
+{
+    so_check_job *j = (so_check_job *)arg;
+    j->bad = so_find_bad_index(j->idx, j->bounds, j->nbounds);
+    return NULL;
+}
+
+/* The result, or NULL: with an exception set on an error, with *bad set when
+ * an index is bad, with neither when the call is not of this shape. */
+static PyArrayObject *
+checked_by_owners(const so_args *a, const so_kernel *kn, int nthreads, int *bad)
+{
+    PyArrayObject *data = a->data, *result;
+    PyArray_Descr *dd = PyArray_DESCR(data);
+    so_plan plan;
+    int ok;
+
+    Py_INCREF(dd);
+    result = PyArray_NBYTES(data) >= SO_FUSED_MIN_BYTES
+             ? so_pool_new_array(dd, PyArray_NDIM(data), PyArray_DIMS(data))
+             : (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, dd, PyArray_NDIM(data),
+                                                     PyArray_DIMS(data), NULL, NULL, 0, NULL);
+    if (result == NULL) return NULL;
+    if (so_make_plan(&plan, a->kind, result, a->idx, a->upd, a->axis, NULL) < 0) {
+        Py_DECREF(result);
+        return NULL;
+    }
+    /* one group dim stepping through indices, one component: run_row_owned's
+     * checking loop is the only one that reads an index.  Blocks of elements
+     * go in lists, rows (an expanded index folded into the block, graph message
+     * passing) one by one */
+    if (plan.gnd != 1 || plan.gs_out[0] != 0 || plan.gs_idx[0] == 0 ||
+            (plan.bnd == 0 && kn->list == NULL) || plan.k != 1 || plan.out_overlaps ||
+            !so_owned_split_applies(&plan, kn, nthreads)) {
+        Py_DECREF(result);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    so_parallel_copy(PyArray_BYTES(result), PyArray_BYTES(data), (size_t)PyArray_NBYTES(data),
+                     nthreads);
+    ok = so_run_owned_checked(&plan, kn, nthreads);
+    Py_END_ALLOW_THREADS
+    if (ok != 1) {
+        /* 0: an index was bad; -1 cannot happen (applies was checked) but would
+         * mean nothing was checked: either way, the separate check decides */
+        Py_DECREF(result);
+        *bad = 1;
+        return NULL;
+    }
+    return result;
+}
+
+static PyArrayObject *
+checked_while_walking(const so_args *a, const so_kernel *kn, int *bad)
+{
+    PyArrayObject *data = a->data, *result;
+    PyArray_Descr *dd = PyArray_DESCR(data);
+    npy_intp bounds[SO_MAXDIMS];
+    so_plan plan;
+    so_check_job job;
+    pthread_t tid;
+    int started;
+
+    if (kn->elem == NULL || kn->needs_gil) return NULL;
+    Py_INCREF(dd);
+    result = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, dd, PyArray_NDIM(data),
+                                                   PyArray_DIMS(data), NULL, NULL, 0, NULL);
+    if (result == NULL) return NULL;
+    if (so_make_plan(&plan, a->kind, result, a->idx, a->upd, a->axis, NULL) < 0) {
+        Py_DECREF(result);
+        return NULL;
+    }
+    /* exactly the walk that so_run gives to the element kernel: one group dim
+     * that steps through indices, element blocks, one component */
+    if (plan.gnd != 1 || plan.gs_out[0] != 0 || plan.gs_idx[0] == 0 || plan.bnd != 0 ||
+            plan.k != 1 || plan.out_overlaps) {
+        Py_DECREF(result);
+        return NULL;
+    }
+    job.idx = a->idx;
+    job.bounds = bounds;
+    job.nbounds = so_args_bounds(a, bounds);
+    job.bad = -1;
+    Py_BEGIN_ALLOW_THREADS
+    started = pthread_create(&tid, NULL, check_job_main, &job) == 0;
+    memcpy(PyArray_BYTES(result), PyArray_BYTES(data), (size_t)PyArray_NBYTES(data));
+    so_run(&plan, kn);
+    if (started) pthread_join(tid, NULL);
+    else check_job_main(&job);
+    Py_END_ALLOW_THREADS
+    if (job.bad >= 0) {
+        Py_DECREF(result);
+        *bad = 1;
+        return NULL;
+    }
+    return result;
+}
+
+/* A fresh result with the check fused into the walk, or NULL (an error set, or
+ * not of these shapes: then the caller checks first). */
+static PyArrayObject *
+fresh_checked(const so_args *a, const so_kernel *kn, int nthreads)
+{
+    PyArrayObject *data = a->data, *r = NULL;
+    int bad = 0;
+    if (!PyArray_IS_C_CONTIGUOUS(data)) return NULL;
+    if (PyArray_SIZE(a->upd) >= SO_OVERLAP_MIN && nthreads > 1) {
+        r = checked_by_owners(a, kn, nthreads, &bad);
+        if (r != NULL || PyErr_Occurred()) return r;
+    }
+    if (!bad && a->kind != SO_UPDATE && PyArray_SIZE(a->idx) >= SO_OVERLAP_MIN &&
+            PyArray_SIZE(a->upd) == PyArray_SIZE(a->idx) &&
+            PyArray_NBYTES(data) < SO_FUSED_MIN_BYTES && nthreads > 1) {
+        r = checked_while_walking(a, kn, &bad);
+        if (r != NULL || PyErr_Occurred()) return r;
+    }
+    if (bad) so_args_check_indices(a, nthreads);      /* raises the IndexError */
+    return NULL;
+}
+
+/* ---- the walk ---------------------------------------------------------------- */
+
+/* A plan on the heap (it is large), or NULL with an exception set. */
+static so_plan *
+new_plan(const so_args *a, PyArrayObject *out, PyArrayObject *upd, PyArrayObject *mask)
+{
+    so_plan *plan = PyMem_RawMalloc(sizeof *plan);
+    if (plan == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    if (so_make_plan(plan, a->kind, out, a->idx, upd, a->axis, mask) < 0) {
+        PyMem_RawFree(plan);
+        return NULL;
+    }
+    return plan;
+}
+
+static void
+free_plan(so_plan *plan)
+{
+    free(plan->win);
+    PyMem_RawFree(plan);
+}
+
+/* The walk of plan with kn: on this thread with the GIL for a small call or a
+ * kernel that needs it, else on up to nthreads threads without the GIL.  Under
+ * "none" the earlier writes of slices that a later one overwrites are dropped
+ * first (plan/dedup). */
+static void
+walk(so_plan *plan, const so_kernel *kn, int op, npy_intp work, int nthreads)
+{
+    if (kn->needs_gil || work < SO_GIL_RELEASE_MIN) {
+        if (op == SO_NONE && kn->needs_gil) so_dedup(plan, kn->itemsize);
+        so_run(plan, kn);
+        return;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (op == SO_NONE) so_dedup(plan, kn->itemsize);
+    so_run_threaded(plan, kn, nthreads);
+    Py_END_ALLOW_THREADS
+}
+
+/* reduction="mean" on out, for the dtypes whose division is in C: the sums,
+ * then each element that updates hit divided by its count (+1 with
+ * include_self). */
+static int
+apply_mean(const so_args *a, PyArrayObject *out, const so_kernel *kn, PyArrayObject *mask,
+           int nthreads)
+{
+    PyArray_Descr *od = PyArray_DESCR(out);
+    PyArrayObject *counts;
+    so_plan *plan, *cplan;
+    so_kernel ck;
+    int done;
+
+    plan = new_plan(a, out, a->upd, mask);
+    if (plan == NULL) return -1;
+    Py_BEGIN_ALLOW_THREADS
+    done = so_mean_run(plan, kn, od, a->include_self, nthreads);
+    Py_END_ALLOW_THREADS
+    if (done) {
+        free_plan(plan);
+        return 0;
+    }
+    /* hits counted element by element */
+    counts = (PyArrayObject *)PyArray_ZEROS(PyArray_NDIM(out), PyArray_DIMS(out), NPY_INTP, 0);
+    cplan = counts ? new_plan(a, counts, a->upd, NULL) : NULL;
+    if (cplan == NULL) {
+        Py_XDECREF(counts);
+        free_plan(plan);
+        return -1;
+    }
+    so_reduce_kernel(&ck, PyArray_DESCR(counts), SO_COUNT);
+    Py_BEGIN_ALLOW_THREADS
+    so_run_threaded(cplan, &ck, nthreads);
+    so_run_threaded(plan, kn, nthreads);
+    so_mean_finish(out, counts, a->include_self);
+    Py_END_ALLOW_THREADS
+    free_plan(cplan);
+    free_plan(plan);
+    Py_DECREF(counts);
+    return 0;
+}
+
+/* The updates applied to out, which already holds data. */
+static int
+apply(const so_args *a, PyArrayObject *out, const so_kernel *kn, int nthreads)
+{
+    PyArrayObject *mask = NULL;
+    so_plan *plan;
+    int rc = 0;
+    if (a->op != SO_NONE && !a->include_self) {
+        /* which elements were hit: their first update is assigned, not combined */
+        mask = (PyArrayObject *)PyArray_ZEROS(PyArray_NDIM(out), PyArray_DIMS(out), NPY_UINT8, 0);
+        if (mask == NULL) return -1;
+    }
+    if (a->mean) {
+        rc = apply_mean(a, out, kn, mask, nthreads);
+    }
+    else if ((plan = new_plan(a, out, a->upd, mask)) != NULL) {
+        walk(plan, kn, a->op, PyArray_SIZE(a->upd), nthreads);
+        free_plan(plan);
+    }
+    else {
+        rc = -1;
+    }
+    Py_XDECREF(mask);
+    return rc;
+}
+
+/* Out of place, a large contiguous data: the output from NumPy's allocator
+ * (huge pages) through the output cache, left unwritten until the copy of data
+ * and the updates go over it together, band by band (walk/fused). */
+static PyArrayObject *
+fresh_fused(const so_args *a, const so_kernel *kn, int nthreads)
+{
+    PyArrayObject *data = a->data, *result;
+    PyArray_Descr *dd = PyArray_DESCR(data);
+    so_plan plan;
+    int done;
+    Py_INCREF(dd);
+    result = so_pool_new_array(dd, PyArray_NDIM(data), PyArray_DIMS(data));
+    if (result == NULL) return NULL;
+    if (so_make_plan(&plan, a->kind, result, a->idx, a->upd, a->axis, NULL) < 0) {
+        Py_DECREF(result);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (a->op == SO_NONE) so_dedup(&plan, kn->itemsize);
+    done = so_run_copying(&plan, kn, nthreads, PyArray_BYTES(data), PyArray_NBYTES(data));
+    if (!done) {
+        so_parallel_copy(PyArray_BYTES(result), PyArray_BYTES(data),
+                         (size_t)PyArray_NBYTES(data), nthreads);
+        so_run_threaded(&plan, kn, nthreads);
+    }
+    Py_END_ALLOW_THREADS
+    free(plan.win);
+    return result;
+}
+
+/* ---- dtypes without a C loop ------------------------------------------------
+ *
+ * The reductions on longdouble, byte-swapped, datetime, object and user dtypes,
+ * and "none" on structured dtypes holding objects, run NumPy's own ufunc.at in
+ * scatterops/_generic.py on the destinations this plan computes: the flat
+ * C-order position in out of every update element, in update order.
+ */
+static void
+record_block(char *o, npy_intp os, const char *u, npy_intp us, npy_intp n, npy_intp isz)
+{
+    npy_intp i;
+    (void)isz;
+    for (i = 0; i < n; i++) {
+        npy_intp at = (npy_intp)(o + i * os);
+        memcpy((char *)u + i * us, &at, sizeof at);
+    }
+}
+
+static PyArrayObject *
+flat_targets(const so_args *a, PyArrayObject *work)
+{
+    PyArrayObject *t;
+    so_plan *plan;
+    so_kernel rec = {record_block, NULL, NULL, sizeof(npy_intp), 0};
+    npy_intp n, j, *v, base = (npy_intp)PyArray_BYTES(work), isz = PyArray_ITEMSIZE(work);
+    t = (PyArrayObject *)PyArray_EMPTY(PyArray_NDIM(a->upd), PyArray_DIMS(a->upd), NPY_INTP, 0);
+    if (t == NULL) return NULL;
+    plan = new_plan(a, work, t, NULL);
+    if (plan == NULL) {
+        Py_DECREF(t);
+        return NULL;
+    }
+    so_run(plan, &rec);
+    free_plan(plan);
+    n = PyArray_SIZE(t);
+    v = (npy_intp *)PyArray_DATA(t);
+    for (j = 0; j < n; j++) v[j] = (v[j] - base) / isz;
+    return t;
+}
+
+static int
+apply_generic(const so_args *a, PyArrayObject *work)
+{
+    PyArrayObject *targets = flat_targets(a, work);
+    PyObject *r;
+    if (targets == NULL) return -1;
+    so_generic_calls++;
+    r = PyObject_CallFunction(so_hook_generic, "ONOOOO", (PyObject *)work, (PyObject *)targets,
+                              (PyObject *)a->upd, a->reduction, a->include_self ? Py_True : Py_False,
+                              a->mean ? Py_True : Py_False);
+    Py_XDECREF(r);
+    return r == NULL ? -1 : 0;
+}
+
+/* ---- the whole call ---------------------------------------------------------- */
+
+/* The kernel for this call: 1 a C kernel, 0 none (the NumPy fallback). */
+static int
+pick_kernel(const so_args *a, so_kernel *kn)
+{
+    PyArray_Descr *dd = PyArray_DESCR(a->data);
+    if (a->op == SO_NONE) {
+        if (PyDataType_REFCHK(dd) && dd->type_num != NPY_OBJECT) return 0;
+        so_assign_kernel(kn, PyDataType_ELSIZE(dd), dd->type_num == NPY_OBJECT);
+        return 1;
+    }
+    if (!so_reduce_kernel(kn, dd, a->op)) return 0;
+    return !a->mean || so_has_mean_kernel(dd);
+}
+
+PyObject *
+so_call_run(so_args *a, int nthreads)
+{
+    PyArrayObject *data = a->data, *out = a->out, *work;
+    so_kernel kn;
+    int typed = pick_kernel(a, &kn), rc;
+
+    if (typed && out == NULL && a->include_self && !a->mean) {
+        PyArrayObject *r = fresh_checked(a, &kn, nthreads);
+        if (r != NULL || PyErr_Occurred()) return (PyObject *)r;
+    }
+    if (so_args_check_indices(a, nthreads) < 0) return NULL;
+
+    if (out == NULL && typed && a->include_self && !a->mean && PyArray_SIZE(a->upd) > 0 &&
+            PyArray_IS_C_CONTIGUOUS(data) && PyArray_NBYTES(data) >= SO_FUSED_MIN_BYTES) {
+        return (PyObject *)fresh_fused(a, &kn, nthreads);
+    }
+    /* where the updates go: out itself, or a fresh copy of data (a C-ordered
+     * one for the fallback, and for an object reduction into out, whose
+     * elements' own methods may raise halfway: out is written only once all of
+     * it succeeded) */
+    if (out != NULL && (typed || (PyArray_IS_C_CONTIGUOUS(out) &&
+                                  !(a->op != SO_NONE && PyDataType_REFCHK(PyArray_DESCR(out)))))) {
+        if (out != data && PyArray_CopyInto(out, data) < 0) return NULL;
+        work = out;
+        Py_INCREF(work);
+    }
+    else {
+        work = fresh_copy(data, nthreads);
+        if (work == NULL) return NULL;
+    }
+    if (PyArray_SIZE(a->upd) > 0) {
+        rc = typed ? apply(a, work, &kn, nthreads) : apply_generic(a, work);
+        if (rc < 0) {
+            Py_DECREF(work);
+            return NULL;
+        }
+    }
+    if (out != NULL && work != out) {
+        rc = PyArray_CopyInto(out, work);
+        Py_DECREF(work);
+        if (rc < 0) return NULL;
+        Py_INCREF(out);
+        return (PyObject *)out;
+    }
+    return (PyObject *)work;
+}

@@ -1,0 +1,81 @@
+/*
+ * call.h: the CPython face of the C core -- what one public call means and how
+ * it runs.
+ *
+ * args.c turns the arguments of a public call, as the user wrote them, into
+ * arrays the layers below can trust (so_args), or raises the error that says
+ * what is wrong; call.c chooses how to run the checked call and runs it;
+ * public.c parses the argument list and makes the three public functions;
+ * errors.c raises the exceptions (their text lives in scatterops/_messages.py).
+ */
+#ifndef SCATTEROPS_CALL_H
+#define SCATTEROPS_CALL_H
+
+#include "scatterops.h"
+
+/* A checked call: every argument normalised, every index value in range. */
+typedef struct {
+    int kind;               /* SO_UPDATE, SO_ND, SO_ELEMENTS */
+    int op;                 /* the kernel's op: SO_NONE .. SO_MIN (SO_ADD for a mean) */
+    int mean;               /* reduction "mean": the sums are divided at the end */
+    int include_self;
+    int axis;               /* in [0, data.ndim); 0 for scatter_nd */
+    PyObject *reduction;    /* borrowed: the canonical name ("add" for "sum", ...) */
+    PyArrayObject *data;    /* owned: rank >= 1 */
+    PyArrayObject *idx;     /* owned: native intp (negatives not wrapped); its values are
+                             * checked by so_args_check_indices, or while walking (call.c) */
+    PyArrayObject *given_idx; /* owned: indices as given (an integer array), for the message */
+    PyArrayObject *upd;     /* owned: data's dtype and the required shape (maybe a broadcast view) */
+    PyArrayObject *out;     /* owned: the user's out (checked), or NULL */
+} so_args;
+
+/* args.c: the public names of the operations, by kind */
+extern const char *const so_func_names[3];
+
+/* args.c: fill *a from the user's arguments (axis may be NULL for scatter_nd),
+ * or raise and return -1 (nothing written anywhere).  Every rule but the range
+ * of the index values, which so_args_check_indices checks (call.c may instead
+ * check them while it walks into a result nobody sees yet).  so_args_clear
+ * frees it. */
+int so_args_parse(so_args *a, int kind, PyObject *data, PyObject *indices, PyObject *updates,
+                  PyObject *axis, PyObject *reduction, PyObject *include_self, PyObject *out,
+                  int nthreads);
+void so_args_clear(so_args *a);
+/* args.c: raise the IndexError for the first index value out of range, if any
+ * (-1), else 0 */
+int so_args_check_indices(const so_args *a, int nthreads);
+/* args.c: the size each index component is checked against; their number */
+int so_args_bounds(const so_args *a, npy_intp *bounds);
+/* calls with at least this many indices or updates release the GIL */
+#define SO_GIL_RELEASE_MIN ((npy_intp)1 << 14)
+/* args.c: the reduction names, {accepted name: canonical name} (module constant) */
+PyObject *so_reduction_table(void);
+int so_args_init(void);
+
+/* call.c: run a checked call; the result (a new reference), or NULL with an
+ * exception set. */
+PyObject *so_call_run(so_args *a, int nthreads);
+/* call.c: how many calls went to the Python fallback for dtypes without a C
+ * loop (scatterops/_generic.py), since the module was loaded */
+extern unsigned long so_generic_calls;
+
+/* errors.c: raise the exception named code for the public function func, with
+ * the fields given as a Py_BuildValue format for a dict (NULL: no fields);
+ * returns -1.  The Python side (scatterops/_messages.py) holds the text. */
+int so_fail(const char *code, const char *func, const char *fmt, ...);
+/* errors.c: an exception is set while converting argument name: re-raise it as
+ * scatterops/_messages.py says (a clear message, or the caller's own with a note) */
+int so_fail_converting(const char *func, const char *name);
+/* errors.c: the Python helpers the C core calls back: the message maker and
+ * the fallback for dtypes without a C loop (set once, at import) */
+extern PyObject *so_hook_error, *so_hook_generic;
+PyObject *so_set_hooks(PyObject *self, PyObject *args);
+
+/* public.c: make_public(name, kind, doc, module), the public functions */
+PyObject *so_make_public(PyObject *self, PyObject *args);
+
+/* The byte range of an array's elements overlaps the other's (NumPy's
+ * may_share_memory): call.c and args.c */
+int so_may_overlap(PyArrayObject *a, PyArrayObject *b);
+
+#endif

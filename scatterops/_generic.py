@@ -1,0 +1,69 @@
+"""The NumPy fallback for the dtypes that have no C loop.
+
+The reductions on longdouble, clongdouble, byte-swapped, datetime64 / timedelta64,
+object and user dtypes (``ml_dtypes``), the mean of complex numbers, and
+``reduction="none"`` on structured dtypes holding objects run NumPy's own ``ufunc.at``
+here.  Everything else about the call is the C core's: it has checked every argument
+and every index, made the output, and computed ``targets``, the flat C-order position
+in ``out`` of every update element, in update order, from the same plan the C walk
+uses (``_core`` counts these calls: ``_core.generic_calls()``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+#: the canonical reduction -> the NumPy ufunc it agrees with (mean sums with add)
+UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply,
+          "max": np.maximum, "min": np.minimum, "mean": np.add}
+
+
+def apply(out: np.ndarray, targets: np.ndarray, updates: np.ndarray, reduction: str,
+          include_self: bool, mean: bool) -> None:
+    """Apply the updates to ``out`` (C-contiguous, holding data) in update order.
+    Like the C kernels, it raises no floating-point warnings."""
+    with np.errstate(all="ignore"):
+        _apply(out.reshape(-1), targets.reshape(-1), updates.reshape(-1), reduction,
+               include_self, mean)
+
+
+def _apply(flat: np.ndarray, dest: np.ndarray, upd: np.ndarray, red: str, include_self: bool,
+           mean: bool) -> None:
+    if red == "none":
+        # the last write to an element wins: keep each destination's last update
+        _, first_rev = np.unique(dest[::-1], return_index=True)
+        last = dest.size - 1 - first_rev
+        flat[dest[last]] = upd[last]
+        return
+    if mean:
+        counts = np.bincount(dest, minlength=flat.size)
+    rest = np.ones(dest.size, dtype=bool)
+    if not include_self:
+        _, first = np.unique(dest, return_index=True)
+        flat[dest[first]] = upd[first]
+        rest[first] = False
+    UFUNCS[red].at(flat, dest[rest], upd[rest])
+    if mean:
+        hit = counts > 0
+        flat[hit] = mean_divide(flat[hit], counts[hit] + int(include_self), flat.dtype)
+
+
+def mean_divide(sums: np.ndarray, counts: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Finish a mean: ``sums`` (in data's dtype) divided by ``counts`` (>= 1), as the
+    contract says: inexact dtypes in the widest float of their kind, rounded once;
+    integers (and timedelta64) by floor division; object by true division."""
+    kind = dtype.kind
+    if kind in "iu":
+        wide = np.int64 if kind == "i" else np.uint64
+        res = np.floor_divide(sums.astype(wide), counts.astype(wide))
+    elif kind == "f":
+        wide = np.longdouble if dtype.itemsize > 8 else np.float64
+        res = np.true_divide(sums.astype(wide), counts.astype(wide))
+    elif kind == "c":
+        wide, real = ((np.clongdouble, np.longdouble) if dtype.itemsize > 16
+                      else (np.complex128, np.float64))
+        res = np.true_divide(sums.astype(wide), counts.astype(real))
+    elif kind == "m":
+        res = np.floor_divide(sums, counts.astype(np.int64))
+    else:  # object
+        res = np.true_divide(sums, counts.astype(object))
+    return res.astype(dtype)
