@@ -401,13 +401,29 @@ def make_header(versions: Dict[str, str], threads: int, repeat: int, quick: bool
                      if p in versions)
     so = f"scatterops {versions[SUBJECT]}" if SUBJECT in versions else "scatterops missing"
     g = git_version(root)
+    bench = ""
+    so_root = _subject_root()
+    if so_root and os.path.realpath(so_root) != os.path.realpath(root):
+        # scatterops from another checkout (tools/bench_ab.py): name its source, and these cases'
+        g_so = git_version(so_root)
+        if g_so:
+            g, bench = g_so, (f"benchmarks {git_version(root)}" if g else "")
     built = _core_built()
     if g or built:
-        so += " (" + ", ".join(filter(None, [f"source {g}" if g else "", built])) + ")"
+        so += " (" + ", ".join(filter(None, [f"source {g}" if g else "", built, bench])) + ")"
     return (f"{datetime.date.today().isoformat()} · {peers.nproc()} CPUs, {peers.cpu_model()} · "
             f"Python {platform.python_version()}, {libs} · {so} · {threads} threads · "
             f"median of {repeat}{', --quick' if quick else ''} · load average at start "
             f"{_loadavg()}")
+
+
+def _subject_root() -> str:
+    """The folder holding the imported ``scatterops`` package ("" if it does not import)."""
+    try:
+        import scatterops
+        return os.path.dirname(os.path.dirname(os.path.abspath(scatterops.__file__)))
+    except Exception:
+        return ""
 
 
 def _core_built() -> str:
