@@ -39,7 +39,8 @@ read off.  On this machine a second thread does not raise memory bandwidth (meas
 160 MB, one thread 16 ms, two threads 16 ms), so the one-thread NumPy floor holds for
 multi-threaded implementations too.  Reads under 4 kB are left out of every floor (they cost less
 than the NumPy call that would time them); so the tiny case's floor is one ``np.copyto`` of 64
-bytes, i.e. NumPy's call overhead.
+bytes, i.e. NumPy's call overhead.  The small-call cases (``s-FORM-N``, see ``case_small``) have
+no floor at all: what they measure is the call, and their bar is ``np.add.at``.
 """
 from __future__ import annotations
 
