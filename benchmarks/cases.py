@@ -39,7 +39,8 @@ read off.  On this machine a second thread does not raise memory bandwidth (meas
 160 MB, one thread 16 ms, two threads 16 ms), so the one-thread NumPy floor holds for
 multi-threaded implementations too.  Reads under 4 kB are left out of every floor (they cost less
 than the NumPy call that would time them); so the tiny case's floor is one ``np.copyto`` of 64
-bytes, i.e. NumPy's call overhead.
+bytes, i.e. NumPy's call overhead.  The small-call cases (``s-FORM-N``, see ``case_small``) have
+no floor at all: what they measure is the call, and their bar is ``np.add.at``.
 """
 from __future__ import annotations
 
@@ -682,6 +683,157 @@ def case_tiny(quick: bool) -> Case:
 
 
 # --------------------------------------------------------------------------------------------
+# s: small calls -- everyday calls of a few updates, where the cost is mostly the call itself
+
+
+#: (form key, form as printed, target ratio NumPy / scatterops); see ``case_small``
+SMALL_FORMS = [
+    ("arrays", "arrays", 2.0),
+    ("scalar", "updates a Python float", 2.0),
+    ("list-upd", "updates a Python list", 1.0),
+    ("list-idx", "indices a Python list", 1.0),
+    ("cast", "float32 updates (a cast)", 2.0),
+    ("int32", "int32 indices", 2.0),
+    ("uint8", "uint8 indices", 2.0),
+    ("bcast", "broadcast updates (1,)", 2.0),
+    ("mean", 'reduction="mean"', 2.0),
+    ("noself", "include_self=False", 2.0),
+    ("out", "out= a preallocated array", 2.0),
+    ("inplace", "in place, out=data", 1.0),
+]
+SMALL_SIZES = (4, 64, 1000)
+
+
+def case_small(form: str, n: int) -> Case:
+    """s-FORM-N: ``scatter_elements(data, indices, updates, 0, reduction="add")`` with ``n``
+    updates into ``max(16, n)`` float64 elements (random int64 indices, the last one repeating the
+    first, so there is always a duplicate), in one call form, against ``np.add.at`` -- which gives
+    the same bits for ``add`` -- on a copy of data (``o = d.copy(); np.add.at(o, i, u)``), or in
+    place for the in-place form.  Whatever the form needs (a list, a cast array, an output) is made
+    once, untimed; the timed calls of both libraries get the same objects.
+
+    Targets (NumPy time / scatterops time): at least 2 where the arguments are arrays or scalars,
+    at least 1 where a Python list has to be converted and in place.  ``mean`` has no NumPy call:
+    its bar is the add (``np.add.at`` on a copy), and its NumPy spelling (``np.add.at`` sums,
+    ``np.bincount`` counts, a division) is shown beside it; ``include_self=False`` likewise, with
+    ``o[i] = 0`` before the add as its spelling."""
+    m = max(16, n)
+    label, ratio = {k: (lbl, r) for k, lbl, r in SMALL_FORMS}[form]
+    op = {"mean": "mean", "noself": "add"}.get(form, "add")
+
+    def make():
+        rng = np.random.default_rng(108)
+        d = rng.standard_normal(m)
+        i = rng.integers(0, m, size=n)
+        i[-1] = i[0]
+        u = rng.standard_normal(n)
+        x = {"data": d, "indices": i, "updates": u}
+        if form == "scalar":
+            x["updates"] = 1.5
+        elif form == "list-upd":
+            x["updates"] = u.tolist()
+        elif form == "list-idx":
+            x["indices"] = i.tolist()
+        elif form == "cast":
+            x["updates"] = u.astype(np.float32)
+        elif form in ("int32", "uint8"):
+            x["indices"] = i.astype(form)
+        elif form == "bcast":
+            x["updates"] = np.array([1.5])
+        return x
+
+    def so(x):
+        f, d, i, u = _so().scatter_elements, x["data"], x["indices"], x["updates"]
+        if form == "mean":
+            return lambda: f(d, i, u, 0, reduction="mean")
+        if form == "noself":
+            return lambda: f(d, i, u, 0, reduction="add", include_self=False)
+        if form == "out":
+            o = np.empty_like(d)
+            return lambda: f(d, i, u, 0, reduction="add", out=o)
+        if form == "inplace":
+            return lambda: f(d, i, u, 0, reduction="add", out=d)
+        return lambda: f(d, i, u, 0, reduction="add")
+
+    def so_add(x):              # what the add bar must give, as scatterops gives it
+        return _so().scatter_elements(x["data"], x["indices"], x["updates"], 0, reduction="add")
+
+    def np_add(x):
+        d, i, u = x["data"], x["indices"], x["updates"]
+        if form == "inplace":
+            def run():
+                np.add.at(d, i, u)
+                return d
+        elif form == "out":
+            o = np.empty_like(d)
+
+            def run():
+                np.copyto(o, d)
+                np.add.at(o, i, u)
+                return o
+        else:
+            def run():
+                o = d.copy()
+                np.add.at(o, i, u)
+                return o
+        return run
+
+    def np_mean(x):
+        d, i, u = x["data"], x["indices"], x["updates"]
+
+        def run():
+            o = d.copy()
+            np.add.at(o, i, u)
+            c = np.bincount(i, minlength=m)
+            hit = c > 0
+            o[hit] /= c[hit] + 1                 # + 1: include_self, data counts once
+            return o
+        return run
+
+    def np_noself(x):
+        d, i, u = x["data"], x["indices"], x["updates"]
+
+        def run():
+            o = d.copy()
+            o[i] = 0.0
+            np.add.at(o, i, u)
+            return o
+        return run
+
+    if form == "inplace":
+        bar = "np.add.at(d, i, u)"
+    elif form == "out":
+        bar = "np.copyto(o, d); np.add.at(o, i, u)"
+    else:
+        bar = "o = d.copy(); np.add.at(o, i, u)"
+    impls = [Impl("scatterops", "scatter_elements(" + {
+        "mean": 'reduction="mean"', "noself": 'reduction="add", include_self=False',
+        "out": 'reduction="add", out=o', "inplace": 'reduction="add", out=data'}.get(
+            form, 'reduction="add"') + ")", so)]
+    if form in ("mean", "noself"):
+        impls.append(Impl("numpy", bar + " (the add: the bar)", np_add, ref=so_add))
+        bar += " (the add: the bar)"
+        if form == "mean":
+            impls.append(Impl("numpy", "np.add.at + np.bincount + a division", np_mean, "close",
+                              rtol=1e-12, atol=0.0))
+        else:
+            impls.append(Impl("numpy", "o[i] = 0; np.add.at(o, i, u)", np_noself, "close",
+                              rtol=1e-12, atol=0.0))
+    else:
+        impls.append(Impl("numpy", bar, np_add))
+    return Case(
+        key=f"s-{form}-{n}", name=f"s: small call, {label}, {n} updates into {m} f64",
+        make=make, impls=impls, floor=None, inplace=form == "inplace", time_copy=False,
+        target=core.Target(form=label, n=n, ratio=ratio, bar=bar),
+        na={p: "not timed for small calls" for p in ("torch", "onnxruntime", "openvino")})
+
+
+def small_cases() -> List[Case]:
+    return [case_small(form, n) for form, _, _ in SMALL_FORMS for n in SMALL_SIZES
+            if not (form == "uint8" and n > 255)]        # uint8 cannot address 1000 elements
+
+
+# --------------------------------------------------------------------------------------------
 
 
 def all_cases(quick: bool) -> List[Case]:
@@ -700,4 +852,4 @@ def all_cases(quick: bool) -> List[Case]:
         case_tiny(quick),
         case_update_seed(quick, inplace=True),
         case_nd_add(quick, inplace=True),
-    ]
+    ] + small_cases()

@@ -38,6 +38,11 @@ class Impl:
     * ``"anyof"``: ``reduction="none"`` with duplicate indices, whose winner the peer does not define:
       bit-equal, or else every element that several updates hit must hold one of the values written
       there and every other element must be equal (the cell is marked ``~``).
+
+    ``ref``: set for a *bar* -- a different operation timed beside the case as the cost to beat
+    (``np.add.at`` beside ``reduction="mean"``, which NumPy has no call for).  Its result is
+    checked against ``ref(x)`` (scatterops doing the bar's own operation) instead of the case's
+    result.
     """
     peer: str
     label: str
@@ -46,6 +51,17 @@ class Impl:
     rtol: float = 1e-5
     atol: float = 1e-6
     threads: Optional[int] = None    # set when this variant does not use the common thread count
+    ref: Optional[Callable[[Inputs], object]] = None   # a bar: the result it must give (see above)
+
+
+@dataclass
+class Target:
+    """What a small-call row (``-k s``) should reach: ``NumPy time / scatterops time >= ratio``,
+    NumPy being the implementation labelled ``bar``.  Reported as pass / short, never asserted."""
+    form: str       # the call form, e.g. "arrays", "updates list", "out=data"
+    n: int          # number of updates
+    ratio: float
+    bar: str        # the label of the NumPy Impl that is the bar
 
 
 @dataclass
@@ -54,7 +70,8 @@ class Case:
     name: str                                   # the row's title
     make: Callable[[], Inputs]                  # builds the inputs, once, just before the case runs
     impls: List[Impl]                           # the scatterops entry is the reference
-    floor: Callable[[Inputs], Tuple[Call, str]]  # the bandwidth floor: (callable, how it is made)
+    floor: Optional[Callable[[Inputs], Tuple[Call, str]]]  # the bandwidth floor: (callable, how
+    # it is made); None: no floor (a small call, whose floor would only be NumPy's call overhead)
     inplace: bool = False                       # the callables modify x["data"] (out=data forms)
     dests: Optional[Callable[[Inputs], Iterator[Tuple[np.ndarray, np.ndarray]]]] = None
     # ^ for "anyof" checks: (updates, flat destination in data) in chunks covering every update
@@ -62,6 +79,8 @@ class Case:
     # ^ more things timed beside the case (e.g. a bare C call), reported in the notes
     notes: List[str] = field(default_factory=list)
     na: Dict[str, str] = field(default_factory=dict)   # peer -> why it cannot do this case
+    time_copy: bool = True      # out of place: also time data.copy() (reported in the notes)
+    target: Optional[Target] = None   # set for the small-call rows, which have a table of their own
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Time scatterops against NumPy, PyTorch, ONNX Runtime and OpenVINO on the same inputs.
 
     python -m benchmarks [--quick] [--threads N] [--repeat N] [-k KEYS] [--skip PEERS]
-                         [--markdown] [--plot FILE.png]
+                         [--markdown] [--plot FILE.png] [--json FILE]
     python benchmarks/run.py [...]
 
 What is timed (``cases.py``): the OpenVINO ScatterUpdate-3 and ScatterNDUpdate-3 examples at full
@@ -10,6 +10,12 @@ scatter_elements along rows, float16 add, int64 max, a transposed data, a tiny c
 in-place forms of the first and the third.  Each peer does each case with its own natural API
 (``peers.py``); a peer that cannot do a case shows ``n/a``, a peer whose package does not import is
 left out with a note.
+
+Then the small calls (``-k s``): 4, 64 and 1000 float64 updates with ``reduction="add"`` in each
+call form (arrays, a scalar, Python lists, a cast, int32 and uint8 indices, broadcast updates,
+mean, ``include_self=False``, ``out=``, in place) against ``np.add.at``, in a table of their own
+(form, n, both times, their ratio, the target and whether it is reached: reported, never
+asserted).
 
 How (``core.py``):
 
@@ -41,6 +47,9 @@ Columns: a peer's best time over its APIs (all of them are listed in the notes),
 time, ``vs best`` = best peer time / scatterops time (above 1: scatterops is faster; which peer
 was best is named), the floor, and ``x floor`` = scatterops time / floor time.
 
+``--json FILE`` also writes every case's results (per implementation: status, median and each
+run's seconds per call) as JSON, the stable form for scripts (``tools/bench_ab.py``).
+
 Nothing here asserts a time.  The exit status is 1 if scatterops failed a case or its result
 differs from NumPy's where NumPy defines the result exactly, else 0.
 """
@@ -49,13 +58,14 @@ from __future__ import annotations
 import argparse
 import datetime
 import gc
+import json
 import os
 import platform
 import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 if __name__ == "__main__" and not __package__:
     # `python benchmarks/run.py` from a checkout: import `benchmarks` and scatterops as
@@ -127,7 +137,11 @@ def run_case(case: core.Case, available: List[str], repeat: int, target: float, 
                 del fn, xx
                 fn = im.build(dict(x, data=data.copy()))
             second = np.asarray(fn())
-            if ref is None:
+            if im.ref is not None:          # a bar: checked against its own operation's result
+                own = np.asarray(im.ref(x))
+                checks = [core.check_result(im, out, own, data, dests) for out in (first, second)]
+                del own
+            elif ref is None:
                 ref = first
                 res.status = "ok"
                 if im.peer != SUBJECT:
@@ -163,11 +177,12 @@ def run_case(case: core.Case, available: List[str], repeat: int, target: float, 
             res.status, res.note = "n/a", f"raised {type(exc).__name__}: {_first_line(exc)}"
     del ref, saved
     try:
-        floor_fn, row.floor_desc = case.floor(x)
-        entries["floor"] = floor_fn
+        if case.floor is not None:
+            floor_fn, row.floor_desc = case.floor(x)
+            entries["floor"] = floor_fn
     except Exception as exc:
         row.notes.append(f"floor failed: {type(exc).__name__}: {exc}")
-    if not case.inplace:
+    if not case.inplace and case.time_copy:
         entries["extra: data.copy() (a fresh array)"] = data.copy
     for name, build in case.extras.items():
         entries["extra: " + name] = build(x)
@@ -244,14 +259,94 @@ def table(rows: List[Row], columns: List[str]) -> str:
         cells.append(fmt_time(row.floor))
         cells.append(f"{so.time / row.floor:.2f}" if so and row.floor else "-")
         body.append(cells)
+    return grid(head, body)
+
+
+def grid(head: List[str], body: List[List[str]], left: Tuple[int, ...] = (0,)) -> str:
+    """A Markdown table: the columns numbered in ``left`` left-aligned, the others right-aligned."""
     widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head))]
 
     def line(cells):
-        return "| " + " | ".join(c.ljust(w) if i == 0 else c.rjust(w)
+        return "| " + " | ".join(c.ljust(w) if i in left else c.rjust(w)
                                  for i, (c, w) in enumerate(zip(cells, widths))) + " |"
-    rule = "|" + "|".join("-" * (w + 2) if i == 0 else "-" * (w + 1) + ":"
+    rule = "|" + "|".join("-" * (w + 2) if i in left else "-" * (w + 1) + ":"
                           for i, w in enumerate(widths)) + "|"
     return "\n".join([line(head), rule] + [line(r) for r in body])
+
+
+def small_table(rows: List[Row]) -> Tuple[str, int, int]:
+    """The small-call rows (``-k s``): per row the form, n, scatterops' time, the NumPy bar's
+    time, their ratio and the target with a pass / short mark; a NumPy spelling of an operation
+    that has no NumPy call (mean, include_self=False) on a line of its own under its row, without
+    a target.  -> (table, rows that pass, rows with a target that could be judged)."""
+    head = ["form", "n", "scatterops", "NumPy", "NumPy / scatterops", "target", "NumPy call"]
+    body = []
+    passed = judged = 0
+    for row in rows:
+        tg = row.case.target
+        so = row.subject()
+        bar = next((r for r in row.results if r.impl.peer == "numpy" and r.impl.label == tg.bar),
+                   None)
+        ratio = (bar.time / so.time) if (so and bar and bar.time is not None) else None
+        mark = "-"
+        if ratio is not None:
+            judged += 1
+            ok = ratio >= tg.ratio
+            passed += ok
+            mark = f">= {tg.ratio:g}x " + ("pass" if ok else "SHORT")
+        body.append([tg.form, str(tg.n), _small_cell(so, row, SUBJECT), _small_cell(bar, row, "numpy"),
+                     f"{ratio:.2f}x" if ratio is not None else "-", mark, tg.bar])
+        for r in row.results:
+            if r.impl.peer != "numpy" or r is bar:
+                continue
+            rr = (r.time / so.time) if (so and r.time is not None) else None
+            body.append([f"{tg.form}: a NumPy spelling", str(tg.n), "", _small_cell(r, row, "numpy"),
+                         f"{rr:.2f}x" if rr is not None else "-", "-", r.impl.label])
+    return grid(head, body, left=(0, len(head) - 1)), passed, judged
+
+
+def _small_cell(res: Optional[Result], row: Row, peer: str) -> str:
+    if res is None:
+        return cell(row, peer) if any(r.impl.peer == peer for r in row.results) else "n/a"
+    if res.time is None:
+        return res.status
+    return ("~" if res.status == "~" else "") + fmt_time(res.time)
+
+
+def small_notes(row: Row) -> List[str]:
+    """Only what is out of the ordinary: checks that were not bit-equal, failures, and notes."""
+    out = [f"{r.impl.peer} {r.impl.label}: {r.status}: {r.note}" for r in row.results if r.note]
+    out += [f"{r.impl.peer} {r.impl.label}: {r.status}" for r in row.results
+            if not r.note and r.status not in ("ok", "~")]
+    return out + row.notes
+
+
+def json_report(rows: List[Row], head: str, argv: List[str], threads: int, repeat: int) -> dict:
+    """Per case, per implementation: status and median seconds per call (None if not timed)."""
+    so_file = so_source = None
+    try:
+        import scatterops
+        so_file = scatterops.__file__
+        so_source = git_version(os.path.dirname(os.path.dirname(os.path.abspath(so_file))))
+    except Exception:
+        pass
+    cases = []
+    for row in rows:
+        so = row.subject()
+        tg = row.case.target
+        cases.append({
+            "key": row.case.key, "name": row.case.name, "inplace": row.case.inplace,
+            "scatterops": so.time if so else None,
+            "impls": [{"peer": r.impl.peer, "label": r.impl.label, "status": r.status,
+                       "note": r.note, "median": r.time, "runs": list(r.samples)}
+                      for r in row.results],
+            "floor": row.floor, "extras": dict(row.extras),
+            "target": None if tg is None else {"form": tg.form, "n": tg.n, "ratio": tg.ratio,
+                                               "bar": tg.bar},
+        })
+    return {"header": head, "argv": argv, "threads": threads, "repeat": repeat,
+            "scatterops_file": so_file, "scatterops_source": so_source, "unit": "seconds per call",
+            "cases": cases}
 
 
 def row_notes(row: Row, columns: List[str]) -> List[str]:
@@ -306,13 +401,29 @@ def make_header(versions: Dict[str, str], threads: int, repeat: int, quick: bool
                      if p in versions)
     so = f"scatterops {versions[SUBJECT]}" if SUBJECT in versions else "scatterops missing"
     g = git_version(root)
+    bench = ""
+    so_root = _subject_root()
+    if so_root and os.path.realpath(so_root) != os.path.realpath(root):
+        # scatterops from another checkout (tools/bench_ab.py): name its source, and these cases'
+        g_so = git_version(so_root)
+        if g_so:
+            g, bench = g_so, (f"benchmarks {git_version(root)}" if g else "")
     built = _core_built()
     if g or built:
-        so += " (" + ", ".join(filter(None, [f"source {g}" if g else "", built])) + ")"
+        so += " (" + ", ".join(filter(None, [f"source {g}" if g else "", built, bench])) + ")"
     return (f"{datetime.date.today().isoformat()} · {peers.nproc()} CPUs, {peers.cpu_model()} · "
             f"Python {platform.python_version()}, {libs} · {so} · {threads} threads · "
             f"median of {repeat}{', --quick' if quick else ''} · load average at start "
             f"{_loadavg()}")
+
+
+def _subject_root() -> str:
+    """The folder holding the imported ``scatterops`` package ("" if it does not import)."""
+    try:
+        import scatterops
+        return os.path.dirname(os.path.dirname(os.path.abspath(scatterops.__file__)))
+    except Exception:
+        return ""
 
 
 def _core_built() -> str:
@@ -411,6 +522,10 @@ def main(argv: Optional[List[str]] = None) -> int:
                     help="print a header line, the table and the notes as Markdown")
     ap.add_argument("--plot", metavar="FILE.png", default=None,
                     help="also draw a bar chart (log time per case, a bar per implementation)")
+    ap.add_argument("--json", metavar="FILE", default=None,
+                    help="also write the results as JSON: per case, per implementation, the status "
+                         "and the median seconds per call (and each run's); '-' for stdout, "
+                         "instead of the tables")
     args = ap.parse_args(argv)
     repeat = args.repeat if args.repeat is not None else (3 if args.quick else 5)
     threads = args.threads if args.threads is not None else peers.nproc()
@@ -452,7 +567,18 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"no case matches -k {args.pattern!r}", file=log)
         return 1
 
-    out = sys.stdout
+    if args.json:
+        report = json_report(rows, head, sys.argv[1:] if argv is None else list(argv), threads, repeat)
+        if args.json == "-":
+            json.dump(report, sys.stdout, indent=1)
+            print()
+        else:
+            with open(args.json, "w") as f:
+                json.dump(report, f, indent=1)
+            print(f"JSON written to {args.json}", file=log)
+    out = open(os.devnull, "w") if args.json == "-" else sys.stdout
+    small = [r for r in rows if r.case.target is not None]
+    rows_all, rows = rows, [r for r in rows if r.case.target is None]
     if args.markdown:
         print(f"**scatterops benchmark** — {head}", file=out)
         print(file=out)
@@ -462,14 +588,15 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(("- " if args.markdown else "") + s, file=out)
     if not args.markdown or skipped:
         print(file=out)
-    print(table(rows, columns), file=out)
-    print(file=out)
-    print("Times are medians per call, out of place (the copy of data included) unless the case "
-          "says in place. ~: the result is not bit-equal to scatterops' but within the peer's "
-          "own definition (see the notes). n/a: the peer has no such operation. vs best peer: "
-          "best peer time / scatterops time. x floor: scatterops time / the bandwidth floor "
-          "(NumPy, same run).", file=out)
-    print(file=out)
+    if rows:
+        print(table(rows, columns), file=out)
+        print(file=out)
+        print("Times are medians per call, out of place (the copy of data included) unless the case "
+              "says in place. ~: the result is not bit-equal to scatterops' but within the peer's "
+              "own definition (see the notes). n/a: the peer has no such operation. vs best peer: "
+              "best peer time / scatterops time. x floor: scatterops time / the bandwidth floor "
+              "(NumPy, same run).", file=out)
+        print(file=out)
     for row in rows:
         notes = row_notes(row, columns)
         if args.markdown:
@@ -478,14 +605,35 @@ def main(argv: Optional[List[str]] = None) -> int:
             print(f"{row.case.key}:", file=out)
             for n in notes:
                 print(f"    {n}", file=out)
+    if small:
+        if rows:
+            print(file=out)
+        print(("**Small calls**" if args.markdown else "Small calls") +
+              ' (-k s): scatter_elements(data, indices, updates, 0, reduction="add") in each call '
+              "form, n float64 updates into max(16, n) elements, against np.add.at", file=out)
+        print(file=out)
+        text, passed, judged = small_table(small)
+        print(text, file=out)
+        print(file=out)
+        print(f"{passed} of {judged} rows reach their target. Times are medians per call; "
+              "NumPy / scatterops above 1: scatterops is faster. Targets: 2x np.add.at on a copy "
+              "where the arguments are arrays or scalars, 1x where a Python list is converted, 1x "
+              "np.add.at in place for the in-place form (reported, never asserted). mean and "
+              "include_self=False have no NumPy call: their bar is the add, and a NumPy spelling "
+              "is timed on the line below (~: not bit-equal to scatterops).", file=out)
+        odd = [(row, small_notes(row)) for row in small]
+        for row, notes in odd:
+            if notes:
+                print(("- " if args.markdown else "") + f"{row.case.key}: " + " · ".join(notes),
+                      file=out)
     print(("- " if args.markdown else "") + f"load average at the end: {load_end} "
           "(1/5/15 min; other processes on this machine compete for its cores)", file=out)
-    if args.plot:
+    if args.plot and rows:
         plot(rows, columns, args.plot, head)
         print(f"plot written to {args.plot}", file=log)
 
     bad = False
-    for row in rows:
+    for row in rows_all:
         so = [r for r in row.results if r.impl.peer == SUBJECT]
         npy = [r for r in row.results if r.impl.peer == "numpy" and r.impl.check == "exact"]
         if any(r.status in ("failed", "n/a") for r in so) or any(r.status == "MISMATCH" for r in npy):
