@@ -242,13 +242,18 @@ apply_mean(const so_args *a, PyArrayObject *out, const so_kernel *kn, PyArrayObj
     PyArrayObject *counts;
     so_plan *plan, *cplan;
     so_kernel ck;
-    int done;
+    npy_intp n = PyArray_SIZE(a->upd);
+    /* a small call into a small out: counts per element, no threads, no GIL
+     * dance (4 to 1000 updates: the hits per slice cost more to set up) */
+    int small = n < SO_GIL_RELEASE_MIN && PyArray_SIZE(out) <= 4 * n + 1024, done = 0;
 
     plan = new_plan(a, out, a->upd, mask);
     if (plan == NULL) return -1;
-    Py_BEGIN_ALLOW_THREADS
-    done = so_mean_run(plan, kn, od, a->include_self, nthreads);
-    Py_END_ALLOW_THREADS
+    if (!small) {
+        Py_BEGIN_ALLOW_THREADS
+        done = so_mean_run(plan, kn, od, a->include_self, nthreads);
+        Py_END_ALLOW_THREADS
+    }
     if (done) {
         free_plan(plan);
         return 0;
@@ -262,11 +267,18 @@ apply_mean(const so_args *a, PyArrayObject *out, const so_kernel *kn, PyArrayObj
         return -1;
     }
     so_reduce_kernel(&ck, PyArray_DESCR(counts), SO_COUNT);
-    Py_BEGIN_ALLOW_THREADS
-    so_run_threaded(cplan, &ck, nthreads);
-    so_run_threaded(plan, kn, nthreads);
-    so_mean_finish(out, counts, a->include_self);
-    Py_END_ALLOW_THREADS
+    if (small) {
+        so_run(cplan, &ck);
+        so_run(plan, kn);
+        so_mean_finish(out, counts, a->include_self);
+    }
+    else {
+        Py_BEGIN_ALLOW_THREADS
+        so_run_threaded(cplan, &ck, nthreads);
+        so_run_threaded(plan, kn, nthreads);
+        so_mean_finish(out, counts, a->include_self);
+        Py_END_ALLOW_THREADS
+    }
     free_plan(cplan);
     free_plan(plan);
     Py_DECREF(counts);

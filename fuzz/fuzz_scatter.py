@@ -47,7 +47,8 @@ import numpy as np
 with atheris.instrument_imports():
     import scatterops
     import scatterops.reference as reference
-    from scatterops import _api, _args
+    from scatterops import _generic
+    from scatterops import _reference_checks as _args
 
 try:
     from numpy.exceptions import AxisError
@@ -592,6 +593,24 @@ def run(module, buf):
     return None, res, problems, (func, args, kw)
 
 
+def _flat_targets(call, out):
+    """The C-order flat position in out of every update element, in update order, from
+    NumPy's own indexing (an oracle independent of the C core's plan)."""
+    lin = np.arange(out.size, dtype=np.intp).reshape(out.shape)
+    idx = call.indices
+    if call.func == "scatter_update":
+        t = np.take(lin, idx, axis=call.axis)
+    elif call.func == "scatter_nd":
+        k = idx.shape[-1]
+        t = lin[tuple(idx[..., j] for j in range(k))] if k else lin
+        t = np.broadcast_to(t, call.updates.shape)
+    else:
+        sub = tuple(slice(None) if d == call.axis else slice(0, idx.shape[d])
+                    for d in range(idx.ndim))
+        t = np.take_along_axis(lin[sub], idx, axis=call.axis)
+    return t.reshape(-1)
+
+
 def _oracle_large(buf):
     func, args, kw, data, _ = build(buf)
     axis = None if func == "scatter_nd" else args[3]
@@ -599,7 +618,8 @@ def _oracle_large(buf):
                        kw["include_self"], kw["out"])
     out = np.array(call.data, order="C", copy=True)
     if call.updates.size:
-        _api._generic(call._replace(out=out), out)
+        _generic.apply(out, _flat_targets(call, out), call.updates, call.reduction,
+                       call.include_self, call.reduction == "mean")
     return None, out, [], (func, args, kw)
 
 
