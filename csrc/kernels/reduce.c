@@ -1,5 +1,5 @@
 /*
- * reduce.c: typed reduction kernels, generated from one table of dtypes.
+ * kernels/reduce.c: typed reduction kernels, generated from one table of dtypes.
  *
  * Each f(x, y) below is written to give exactly what NumPy's ufunc loop gives
  * for one element (the tests hold it to ufunc.at bit for bit):
@@ -11,14 +11,14 @@
  *   complex max/min are lexicographic with NaN propagation, complex mul is
  *   (ar*br - ai*bi, ar*bi + ai*br) with no fused multiply-add (-ffp-contract=off).
  */
-#include "scatterops.h"
+#include "kernels/kernels.h"
 #include <numpy/halffloat.h>
 
 /* how many elements ahead the element kernels prefetch their destination, and
  * the size of out (bytes along the axis) below which they do not: it is in cache */
 #define SO_ELEM_AHEAD 16
 #define SO_CACHED_BYTES ((npy_intp)1 << 20)
-/* the list kernels (a thread's owned elements, engine.c) prefetch further ahead */
+/* the list kernels (a thread's owned elements, walk/owned.c) prefetch further ahead */
 #define SO_LIST_AHEAD 32
 
 typedef struct { float r, i; } so_c64;

@@ -1,22 +1,17 @@
 /*
- * module.c: scatterops._core, the private C module.
+ * py/module.c: scatterops._core, the private C module.
  *
  * Positional, already-checked arguments only (scatterops/_args.py checks
  * everything a user can get wrong, before anything is written).  This file
  * converts the arguments, picks the kernel, builds the plan and runs the walk
- * with the GIL released.
+ * with the GIL released.  It keeps the thread count set from Python, read once
+ * at each entry point and passed down (nothing below reads it).
  */
 #define SCATTEROPS_MODULE
-#include "scatterops.h"
+#include "py/py.h"
 
 /* How many threads a large call may use (set from Python: scatterops.set_num_threads). */
 static int so_num_threads = 1;
-
-int
-so_get_num_threads(void)
-{
-    return so_num_threads;
-}
 
 static int
 as_array(PyObject *obj, const char *name, PyArrayObject **arr)
@@ -190,9 +185,12 @@ so_find_bad_index_py(PyObject *self, PyObject *args)
             return NULL;
         }
     }
-    Py_BEGIN_ALLOW_THREADS
-    pos = so_find_bad_index(idx, bounds, (int)nb);
-    Py_END_ALLOW_THREADS
+    {
+        int nthreads = so_num_threads;
+        Py_BEGIN_ALLOW_THREADS
+        pos = so_find_bad_index(idx, bounds, (int)nb, nthreads);
+        Py_END_ALLOW_THREADS
+    }
     return PyLong_FromSsize_t(pos);
 }
 
@@ -233,54 +231,14 @@ PyDoc_STRVAR(scatter_mean_doc,
 "False, having written nothing, when the call is not of that shape (the caller\n"
 "then counts per element).");
 
-/* Mean when the add is split by index value over threads (engine.c) and the
- * value alone names the destination (one component, no group dim addresses
- * out, no mask): the owners count the hits of each value as they add, instead
- * of a walk over the indices on one thread first, and then divide their own
- * blocks, still in their caches, with no pass over the counts on one thread and
- * no second set of threads (graph mean in place, 2 threads: 29.2 -> 28.3 ms).
- * Returns 1 having done the whole mean, or 0 having done nothing. */
-static int
-owners_mean(so_plan *p, const so_kernel *kn, int nthreads, PyArray_Descr *descr,
-            int include_self)
-{
-    npy_intp *counts;
-    int d;
-    if (p->k != 1 || p->mask != NULL || p->gnd < 1 || p->gs_idx[p->gnd - 1] == 0 ||
-            !so_owned_split_applies(p, kn, nthreads)) {
-        return 0;
-    }
-    for (d = 0; d < p->gnd; d++) {
-        if (p->gs_out[d] != 0) return 0;
-    }
-    for (d = 0; d < p->bnd; d++) {
-        if (p->bs_out[d] == 0) return 0;        /* a block that hits one element twice */
-    }
-    counts = calloc((size_t)p->isize[0], sizeof *counts);
-    if (counts == NULL) {
-        return 0;
-    }
-    /* so_owned_split_applies: the walk below is split by index value, and every
-     * owner (or the one owner, when memory for tasks is short) finishes its own */
-    p->hits = counts;
-    p->mean_descr = descr;
-    p->mean_include_self = include_self;
-    so_run_threaded(p, kn, nthreads);
-    p->hits = NULL;
-    p->mean_descr = NULL;
-    free(counts);
-    return 1;
-}
-
 static PyObject *
 so_scatter_mean(PyObject *self, PyObject *args)
 {
-    int kind, axis, include_self, lead = 0, done;
+    int kind, axis, include_self, done;
     PyObject *o_obj, *i_obj, *u_obj, *m_obj;
     PyArrayObject *out, *idx, *upd, *mask = NULL;
     so_kernel kn;
     so_plan *plan;
-    npy_intp *hits = NULL, nhits = 0;
 
     if (!PyArg_ParseTuple(args, "iOOOipO:scatter_mean", &kind, &o_obj, &i_obj, &u_obj, &axis,
                           &include_self, &m_obj)) {
@@ -303,19 +261,10 @@ so_scatter_mean(PyObject *self, PyObject *args)
     {
         int nthreads = so_num_threads;
         Py_BEGIN_ALLOW_THREADS
-        done = owners_mean(plan, &kn, nthreads, PyArray_DESCR(out), include_self);
-        if (!done) {
-            hits = so_count_hits(plan, &lead, &nhits);
-            if (hits != NULL) {
-                so_run_threaded(plan, &kn, nthreads);
-                so_mean_finish_hits(plan, PyArray_DESCR(out), lead, hits, nhits, include_self);
-                done = 1;
-            }
-        }
+        done = so_mean_run(plan, &kn, PyArray_DESCR(out), include_self, nthreads);
         Py_END_ALLOW_THREADS
     }
     PyMem_RawFree(plan);
-    free(hits);
     if (!done) {
         Py_RETURN_FALSE;
     }
@@ -343,6 +292,12 @@ so_py_get_num_threads(PyObject *self, PyObject *unused)
     return PyLong_FromLong(so_num_threads);
 }
 
+static PyObject *
+so_copy_py(PyObject *self, PyObject *arg)
+{
+    return so_output_cache_copy(arg, so_num_threads);
+}
+
 PyDoc_STRVAR(fast_doc,
 "fast(kind, data, indices, updates, axis, reduction, include_self, out, /)\n--\n\n"
 "The whole call for the plain case; NotImplemented (nothing written) otherwise.");
@@ -358,9 +313,9 @@ static PyMethodDef so_methods[] = {
     {"find_bad_index", so_find_bad_index_py, METH_VARARGS, find_bad_index_doc},
     {"mean_finish", so_mean_finish_py, METH_VARARGS, mean_finish_doc},
     {"scatter_mean", so_scatter_mean, METH_VARARGS, scatter_mean_doc},
-    {"copy", so_pool_copy, METH_O,
+    {"copy", so_copy_py, METH_O,
      "copy(a, /)\n--\n\nA C-ordered copy of the ndarray a (large ones in the output cache's memory)."},
-    {"output_cache_info", so_pool_info, METH_NOARGS,
+    {"output_cache_info", so_output_cache_info, METH_NOARGS,
      "output_cache_info()\n--\n\nThe cache of freed output blocks: limit, blocks, bytes, hits, misses."},
     {NULL, NULL, 0, NULL}
 };
@@ -374,9 +329,10 @@ so_exec(PyObject *m)
     if (PyModule_AddStringConstant(m, "TYPED", so_typed_chars) < 0) {
         return -1;
     }
-    if (so_pool_init() < 0) {
+    if (so_output_cache_init() < 0) {
         return -1;
     }
+    so_fast_init(&so_num_threads);
     return 0;
 }
 

@@ -1,5 +1,5 @@
 /*
- * fast.c: the whole call in C for the common case, so a small call costs about
+ * py/fast.c: the whole call in C for the common case, so a small call costs about
  * what NumPy's own fancy indexing costs.
  *
  * fast(kind, data, indices, updates, axis, reduction, include_self, out) takes
@@ -11,11 +11,21 @@
  * Python layer (scatterops/_args.py) handles the call: it owns every error
  * message, so none is written twice.
  */
-#include "scatterops.h"
+#include "py/py.h"
 
 #define SO_GIL_RELEASE_MIN ((npy_intp)1 << 14)
-/* data from this size on is copied into a fresh out by the walk itself (engine.c) */
+/* data from this size on is copied into a fresh out by the walk itself (walk/fused.c) */
 #define SO_FUSED_MIN_BYTES ((npy_intp)1 << 20)
+
+/* the thread count a large call may use: module.c's setting (so_fast_init) */
+static const int so_one_thread = 1;
+static const int *so_num_threads = &so_one_thread;
+
+void
+so_fast_init(const int *num_threads)
+{
+    so_num_threads = num_threads;
+}
 
 /* interned strings and constants of the public functions (made by make_public) */
 static PyObject *so_str_none, *so_str_axis, *so_str_reduction, *so_str_include_self, *so_str_out,
@@ -91,6 +101,7 @@ typedef struct {
     PyArrayObject *idx;
     const npy_intp *bounds;
     int nbounds;
+    int nthreads;
     npy_intp bad;
 } so_check_job;
 
@@ -98,28 +109,28 @@ static void *
 check_job_main(void *arg)
 {
     so_check_job *j = (so_check_job *)arg;
-    j->bad = so_find_bad_index(j->idx, j->bounds, j->nbounds);
+    j->bad = so_find_bad_index(j->idx, j->bounds, j->nbounds, j->nthreads);
     return NULL;
 }
 
 /* Out of place into a large out, when the walk is split by index value
- * (engine.c): each thread reads every index anyway, so it checks them as it
+ * (walk/split.c): each thread reads every index anyway, so it checks them as it
  * goes, applying a bad one as 0; one bad index and the fresh result is dropped
  * unseen.  Saves the separate pass over the indices (1e7 int64: 7 ms).  Same
  * returns as checked_while_walking, below. */
 static PyObject *
 checked_by_owners(int kind, PyArrayObject *data, PyArrayObject *idx, PyArrayObject *upd,
-                  int axis, const so_kernel *kn, int *bad)
+                  int axis, const so_kernel *kn, int nthreads, int *bad)
 {
     PyArray_Descr *dd = PyArray_DESCR(data);
     PyArrayObject *result;
     so_plan plan;
-    int nthreads = so_get_num_threads(), ok;
+    int ok;
 
     *bad = 0;
     Py_INCREF(dd);
     result = PyArray_NBYTES(data) >= SO_FUSED_MIN_BYTES
-             ? so_pool_new_array(dd, PyArray_NDIM(data), PyArray_DIMS(data))
+             ? so_output_cache_new_array(dd, PyArray_NDIM(data), PyArray_DIMS(data))
              : (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, dd, PyArray_NDIM(data),
                                                      PyArray_DIMS(data), NULL, NULL, 0, NULL);
     if (result == NULL) return NULL;
@@ -157,7 +168,7 @@ checked_by_owners(int kind, PyArrayObject *data, PyArrayObject *idx, PyArrayObje
 static PyObject *
 checked_while_walking(int kind, PyArrayObject *data, PyArrayObject *idx, PyArrayObject *upd,
                       int axis, const so_kernel *kn, const npy_intp *bounds, int nbounds,
-                      int *bad)
+                      int nthreads, int *bad)
 {
     PyArray_Descr *dd = PyArray_DESCR(data);
     PyArrayObject *result;
@@ -176,7 +187,7 @@ checked_while_walking(int kind, PyArrayObject *data, PyArrayObject *idx, PyArray
         Py_DECREF(result);
         return NULL;
     }
-    /* exactly the walk that so_run gives to the element kernel (engine.c run_row):
+    /* exactly the walk that so_run gives to the element kernel (walk/walk.c run_row):
      * one group dim that steps through indices, element blocks, one component */
     if (plan.gnd != 1 || plan.gs_out[0] != 0 || plan.gs_idx[0] == 0 || plan.bnd != 0 ||
             plan.k != 1 || plan.out_overlaps) {
@@ -186,6 +197,7 @@ checked_while_walking(int kind, PyArrayObject *data, PyArrayObject *idx, PyArray
     job.idx = idx;
     job.bounds = bounds;
     job.nbounds = nbounds;
+    job.nthreads = nthreads;
     job.bad = -1;
     Py_BEGIN_ALLOW_THREADS
     started = pthread_create(&tid, NULL, check_job_main, &job) == 0;
@@ -212,6 +224,7 @@ so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     so_kernel kn;
     so_plan plan;
     long lkind;
+    const int nthreads = *so_num_threads;    /* read once: the whole call uses it */
 
     if (nargs != 8) {
         PyErr_SetString(PyExc_TypeError, "scatterops._core.fast takes 8 arguments");
@@ -316,9 +329,9 @@ so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (out != NULL && (may_overlap(out, upd) || may_overlap(out, idx))) NOT_HANDLED();
 
     if (out == NULL && PyArray_IS_C_CONTIGUOUS(data) && PyArray_SIZE(upd) >= SO_OVERLAP_MIN &&
-            so_get_num_threads() > 1) {
+            nthreads > 1) {
         int bad;
-        PyObject *res = checked_by_owners(kind, data, idx, upd, axis, &kn, &bad);
+        PyObject *res = checked_by_owners(kind, data, idx, upd, axis, &kn, nthreads, &bad);
         if (res != NULL || PyErr_Occurred()) {
             Py_DECREF(idx);
             return res;
@@ -328,10 +341,10 @@ so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 
     if (out == NULL && PyArray_IS_C_CONTIGUOUS(data) && kind != SO_UPDATE &&
             PyArray_SIZE(idx) >= SO_OVERLAP_MIN && PyArray_SIZE(upd) == PyArray_SIZE(idx) &&
-            PyArray_NBYTES(data) < SO_FUSED_MIN_BYTES && so_get_num_threads() > 1) {
+            PyArray_NBYTES(data) < SO_FUSED_MIN_BYTES && nthreads > 1) {
         int bad;
         PyObject *res = checked_while_walking(kind, data, idx, upd, axis, &kn, bounds, nbounds,
-                                              &bad);
+                                              nthreads, &bad);
         if (res != NULL || PyErr_Occurred()) {
             Py_DECREF(idx);
             return res;
@@ -345,11 +358,11 @@ so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         npy_intp bad;
         if (PyArray_SIZE(idx) >= SO_GIL_RELEASE_MIN) {
             Py_BEGIN_ALLOW_THREADS
-            bad = so_find_bad_index(idx, bounds, nbounds);
+            bad = so_find_bad_index(idx, bounds, nbounds, nthreads);
             Py_END_ALLOW_THREADS
         }
         else {
-            bad = so_find_bad_index(idx, bounds, nbounds);
+            bad = so_find_bad_index(idx, bounds, nbounds, nthreads);
         }
         if (bad >= 0) NOT_HANDLED();                          /* the IndexError is Python's */
     }
@@ -358,9 +371,9 @@ so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             PyArray_NBYTES(data) >= SO_FUSED_MIN_BYTES) {
         /* a large contiguous data: NumPy's allocator (huge pages), left unwritten
          * until the copy of data and the updates go over it together */
-        int nthreads = so_get_num_threads(), done;
+        int done;
         Py_INCREF(dd);
-        result = so_pool_new_array(dd, r, PyArray_DIMS(data));
+        result = so_output_cache_new_array(dd, r, PyArray_DIMS(data));
         if (result == NULL) {
             Py_DECREF(idx);
             return NULL;
@@ -383,10 +396,10 @@ so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_DECREF(idx);
         return (PyObject *)result;
     }
-    if (out == NULL && (size_t)PyArray_NBYTES(data) >= SO_POOL_MIN) {
+    if (out == NULL && (size_t)PyArray_NBYTES(data) >= SO_OUTPUT_CACHE_MIN) {
         Py_INCREF(dd);
-        result = so_pool_new_array(dd, r, PyArray_DIMS(data));
-        if (result == NULL || so_copy_to_c(result, data) < 0) {
+        result = so_output_cache_new_array(dd, r, PyArray_DIMS(data));
+        if (result == NULL || so_copy_to_c(result, data, nthreads) < 0) {
             Py_XDECREF(result);
             Py_DECREF(idx);
             return NULL;
@@ -421,7 +434,6 @@ so_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             return NULL;
         }
         if (PyArray_SIZE(upd) >= SO_GIL_RELEASE_MIN) {
-            int nthreads = so_get_num_threads();
             Py_BEGIN_ALLOW_THREADS
             if (op == SO_NONE) so_dedup(&plan, kn.itemsize);
             so_run_threaded(&plan, &kn, nthreads);
