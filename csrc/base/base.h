@@ -25,6 +25,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+/* NumPy's C-API table: defined (and imported) in numpy_api.c only */
 #define PY_ARRAY_UNIQUE_SYMBOL scatterops_ARRAY_API
 #ifndef SCATTEROPS_MODULE
 #define NO_IMPORT_ARRAY
@@ -34,6 +35,9 @@
 
 /* Group dims: up to the updates' rank; block dims: up to data's rank. */
 #define SO_MAXDIMS 64
+
+/* numpy_api.c: import NumPy's C API into the table (0, or -1 with an exception). */
+int so_import_numpy(void);
 
 /* cpu.c: whether the CPU can run the F16C conversions or the AVX-512 (F, DQ)
  * or AVX2 compaction, and the OS saves their registers; 0 off x86-64 */

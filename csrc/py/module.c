@@ -7,7 +7,6 @@
  * with the GIL released.  It keeps the thread count set from Python, read once
  * at each entry point and passed down (nothing below reads it).
  */
-#define SCATTEROPS_MODULE
 #include "py/py.h"
 
 /* How many threads a large call may use (set from Python: scatterops.set_num_threads). */
@@ -323,7 +322,7 @@ static PyMethodDef so_methods[] = {
 static int
 so_exec(PyObject *m)
 {
-    if (PyArray_ImportNumPyAPI() < 0) {
+    if (so_import_numpy() < 0) {
         return -1;
     }
     if (PyModule_AddStringConstant(m, "TYPED", so_typed_chars) < 0) {
