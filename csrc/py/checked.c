@@ -57,7 +57,7 @@ so_checked_by_owners(int kind, PyArrayObject *data, PyArrayObject *idx, PyArrayO
         Py_DECREF(result);
         return NULL;
     }
-    /* one group dim stepping through indices, one component: run_row_owned's
+    /* one group dim stepping through indices, one component: walk/owned.c so_run_row_owned's
      * checking loop is the only one that reads an index.  Blocks of elements
      * go in lists, rows (an expanded index folded into the block, graph message
      * passing) one by one */

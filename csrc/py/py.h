@@ -1,8 +1,9 @@
 /*
  * py/py.h: the CPython layer -- the module scatterops._core (module.c), the
- * whole plain call in C and the public functions (fast.c), and the cache of
- * freed output blocks (output_cache.c).  The thread count set from Python
- * lives in module.c and is read once at each entry point, then passed down.
+ * whole plain call in C and the public functions (fast.c), the fast path's
+ * calls that check indices while they walk (checked.c), and the cache of freed
+ * output blocks (output_cache.c).  The thread count set from Python lives in
+ * module.c and is read once at each entry point, then passed down.
  */
 #ifndef SO_PY_H
 #define SO_PY_H
