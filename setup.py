@@ -1,5 +1,9 @@
 """Build the one C extension, scatterops._core, from csrc/.
 
+The sources are every .c file under csrc/, found by folder (one folder a layer:
+base, kernels, plan, walk, py), so a new file needs no edit here; includes are
+written relative to csrc/ ("base/base.h").
+
 NPY_TARGET_VERSION is pinned to NumPy 1.25 so a wheel built against NumPy 2.x
 imports under the oldest NumPy that pyproject.toml claims.  Set
 SCATTEROPS_WERROR=1 to turn warnings into errors (CI does; the shipped build
@@ -32,8 +36,8 @@ ldflags = shlex.split(os.environ.get("SCATTEROPS_LDFLAGS", ""))
 
 core = Extension(
     "scatterops._core",
-    sources=sorted(glob("csrc/*.c")),
-    depends=sorted(glob("csrc/*.h")),
+    sources=sorted(glob("csrc/**/*.c", recursive=True)),
+    depends=sorted(glob("csrc/**/*.h", recursive=True)),
     include_dirs=[np.get_include(), "csrc"],
     library_dirs=[npymath_dir],
     libraries=["npymath", "m"],

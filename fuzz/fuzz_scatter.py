@@ -21,7 +21,7 @@ Checked on every input:
     object elements of equal type and value; longdouble on its 80 value bits;
     structured dtypes field by field (padding bytes carry no value);
     the result is ``out`` when out= was given, C-contiguous otherwise;
-  * or both raise the same exception class, one of those API.md documents;
+  * or both raise the same exception class, one of those docs/contract.md documents;
   * either way, ``data`` is unchanged unless it is ``out``, and after an
     exception ``out`` is unchanged.
 Anything else -- a different outcome, an undocumented exception, a crash or a
@@ -427,8 +427,8 @@ def build_large(src: Source, func: str):
     include_self = src.chance(70)
     if func != "scatter_update" and src.chance(30):
         # element by element, 2**16 updates or more: into an out small enough for the
-        # cache (the index check on a second thread while the walk runs, fast.c) or of
-        # 4 MiB and more (split by index value, owners that check and count, engine.c)
+        # cache (the index check on a second thread while the walk runs, py/checked.c) or of
+        # 4 MiB and more (split by index value, owners that check and count, walk/split.c)
         size = src.pick((5000, (4 << 20) // dt.itemsize + src.int(0, 999)))
         n = src.pick((70000, 150000))
         data = rng.integers(-3, 4, size=size).astype(dt)

@@ -128,7 +128,7 @@ UFUNC = {"add": np.add, "sub": np.subtract, "mul": np.multiply,
 
 @functools.lru_cache(maxsize=None)
 def reduction_is_defined(reduction: str, dtype) -> bool:
-    """API.md's rule, written independently of scatterops: a reduction is defined where
+    """docs/contract.md's rule, written independently of scatterops: a reduction is defined where
     the NumPy ufunc has a (dtype, dtype) -> dtype loop; mean also needs a division
     (not bool, not datetime, not strings)."""
     red = CANONICAL[reduction]

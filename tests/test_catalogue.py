@@ -2,7 +2,7 @@
 scatterops must refuse, and a second table of edge inputs it must accept.
 
 ``BAD`` holds one row per (function, kind of bad input, variant): an id, how to
-build the call, the exception class API.md's error table gives and the argument
+build the call, the exception class docs/contract.md's error table gives and the argument
 the message must name.  Every row runs in each form it makes sense in -- out of
 place, with a separate ``out`` and in place (``out=data``) -- and each run checks
 
@@ -18,7 +18,7 @@ with ``updates`` or ``indices``, zero-size dimensions everywhere, empty indices 
 non-integer dtypes, numpy-integer axes -- and each must give exactly what
 ``scatterops.reference`` gives on private copies of the arguments.
 
-test_errors.py walks API.md's error table row by row (both modules); this file
+test_errors.py walks docs/contract.md's error table row by row (both modules); this file
 is the catalogue of *kinds*, many of them combinations test_errors.py does not
 reach (every index dtype in both byte orders at three positions in all three
 functions and three forms, overflowing shapes, ``__array__`` that raises,

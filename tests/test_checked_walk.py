@@ -1,4 +1,4 @@
-"""Out of place, element by element into a small out (fast.c: checked_while_walking):
+"""Out of place, element by element into a small out (csrc/py/checked.c: so_checked_while_walking):
 the index check runs on a second thread while the walk writes a fresh result, whose
 element kernels clamp every index.  The result must be the reference's; a bad index
 anywhere must raise the usual IndexError, leave data as it was, and write nothing
@@ -58,7 +58,7 @@ def test_a_bad_index_raises_and_leaves_data(where, value, two_threads):
     _assert_bad_index_raises(M, where, value, seed=4)
 
 
-# Out of place into a large out (4 MiB or more), split by index value (fast.c:
+# Out of place into a large out (4 MiB or more), split by index value (py/checked.c:
 # checked_by_owners): every thread checks the indices it reads, no pass before.
 BIG = 1 << 20
 

@@ -9,7 +9,7 @@
   nothing crashes or raises, and since the readers never write, the writer's
   array ends exactly as the same writes made alone leave it;
 * threads change set_num_threads while others run large calls: results stay
-  bit-identical (API.md: for every thread count) and get_num_threads always
+  bit-identical (docs/contract.md: for every thread count) and get_num_threads always
   reports one of the values set.
 
 test_threads.py has one 4-thread check of large calls; this file adds the mix,

@@ -572,7 +572,7 @@ def test_torch_matches(torch, case):
 # --------------------------------------------------------------------------------------
 # the known differences, one small example each
 # --------------------------------------------------------------------------------------
-# Each test asserts scatterops' result (API.md) and the peer's, so it fails if either
+# Each test asserts scatterops' result (docs/contract.md) and the peer's, so it fails if either
 # changes: then the README's "semantics vs peers" table needs a look.
 
 F4, F2 = np.float32, np.float16
@@ -717,7 +717,7 @@ def test_openvino_float64_computed_in_float32(ov):
 
 
 def test_openvino_float16_sums_round_once(ov):
-    """API.md: one rounding per update (np.add.at); the CPU plugin sums in float32.  It
+    """docs/contract.md: one rounding per update (np.add.at); the CPU plugin sums in float32.  It
     also quiets a signalling NaN of an element no update touches."""
     data, idx, upd = np.array([2048, 0], F2), np.array([0, 0, 0]), np.ones(3, F2)
     assert_identical(scatterops.scatter_elements(data, idx, upd, reduction="add"), np.array([2048, 0], F2))
@@ -740,7 +740,7 @@ def test_openvino_without_init_val_sums_start_from_positive_zero(ov):
 
 def test_openvino_integer_mean_truncates(ov):
     data, idx, upd = np.array([0, 0], np.int32), np.array([0, 0]), np.array([-3, 0], np.int32)
-    # API.md: floor division (-3 // 2 == -2), as PyTorch
+    # docs/contract.md: floor division (-3 // 2 == -2), as PyTorch
     ours = scatterops.scatter_elements(data, idx, upd, reduction="mean", include_self=False)
     assert_identical(ours, np.array([-2, 0], np.int32))
     assert_identical(run_torch("scatter_elements", data, idx, upd, 0, "mean", False), ours)
@@ -823,7 +823,7 @@ def test_torch_refuses_what_scatterops_takes(torch):
 
 
 def test_torch_float16_scatter_reduce_sums_round_once(torch):
-    """API.md: one rounding per update; scatter_reduce sums float16 in float32, and so does
+    """docs/contract.md: one rounding per update; scatter_reduce sums float16 in float32, and so does
     index_add on some shapes.  index_put_(accumulate=True) agrees with scatterops."""
     data, idx, upd = np.array([2048, 0], F2), np.array([0, 0, 0]), np.ones(3, F2)
     ours = scatterops.scatter_elements(data, idx, upd, reduction="add")
@@ -860,7 +860,7 @@ def test_torch_float16_scatter_rewrites_every_nan(torch):
 
 
 def test_torch_without_self_reductions_start_from_the_identity(torch):
-    """API.md: the first update is assigned.  scatter_reduce(include_self=False) starts from
+    """docs/contract.md: the first update is assigned.  scatter_reduce(include_self=False) starts from
     the identity: +0.0 + -0.0 is +0.0; (1 + 0j) * (0 - 0j) is 0 + 0j."""
     data, idx, upd = np.array([1.0], F4), np.array([0]), np.array([-0.0], F4)
     for red in ("add", "mean"):

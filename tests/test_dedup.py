@@ -1,4 +1,4 @@
-"""csrc/dedup.c finds, for slices, the last writer of each destination (reduction "none")
+"""csrc/plan/dedup.c finds, for slices, the last writer of each destination (reduction "none")
 or the hits of each destination (reduction "mean") in one walk over the indices: with one
 slot per index value when the index space is at most a few times the number of indices,
 else with a hash table.  Both ways, and an out whose slices overlap one another, against

@@ -1,4 +1,4 @@
-"""API.md's error table, row by row, for the C-backed functions and the reference.
+"""docs/contract.md's error table, row by row, for the C-backed functions and the reference.
 
 Every test checks three things: the exception class, that the message names the
 argument at fault (and the values / dtypes / shapes involved), and that ``data``

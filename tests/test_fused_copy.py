@@ -1,6 +1,6 @@
 """Out of place on a large contiguous ``data`` (1 MiB and more), the C core copies data into
 the fresh output band by band, together with the updates, and under ``reduction="none"``
-skips the bytes that a visible update overwrites (csrc/engine.c, so_run_copying).  The small
+skips the bytes that a visible update overwrites (csrc/walk/fused.c, so_run_copying).  The small
 arrays of the property tests never take that path; these calls do, one for each shape of
 plan it accepts or declines, each held bit for bit at 1, 2 and 3 threads to the in-place
 form on a copy of data (which copies first and then walks: the path the property tests hold

@@ -1,6 +1,6 @@
 """Interoperability: what scatterops accepts besides ndarrays, and what it gives back.
 
-API.md: ``data``, ``indices`` and ``updates`` may be any array-like (``numpy.asarray`` is
+docs/contract.md: ``data``, ``indices`` and ``updates`` may be any array-like (``numpy.asarray`` is
 applied) and the result is always an ``numpy.ndarray``.  These tests pass the other things
 NumPy users hand to array functions -- Python scalars, nested lists and tuples, objects with
 ``__array__`` / ``__array_interface__``, buffers, PyTorch tensors, DLPack producers -- and hold
@@ -98,7 +98,7 @@ class DLPackOnly:
 # --------------------------------------------------------------------------------------------
 
 # (data dtype, Python update): each update's default NumPy dtype casts to the data's dtype
-# under "same_kind", so API.md promises they work
+# under "same_kind", so docs/contract.md promises they work
 SCALAR_UPDATES = [
     (np.float64, 2.5), (np.float32, 0.1), (np.float16, 1e-3), (np.float64, 3), (np.float32, True),
     (np.int64, -3), (np.int32, 7), (np.int8, -1), (np.complex128, 1 - 2j), (np.complex64, 0.5),
@@ -130,7 +130,7 @@ def test_python_int_update_into_unsigned_data(dtype):
                                          (np.int64, 2**63), (np.uint64, -1)])
 def test_python_int_update_out_of_range_is_a_refused_cast(dtype, value):
     # a Python int takes data's dtype only where it fits (NumPy 2 raises OverflowError
-    # there; API.md's class for a refused cast is TypeError), on every NumPy version
+    # there; docs/contract.md's class for a refused cast is TypeError), on every NumPy version
     data = np.zeros(4, dtype)
     with pytest.raises(TypeError, match="updates"):
         scatter_update(data, [1, 3], value)
@@ -139,7 +139,7 @@ def test_python_int_update_out_of_range_is_a_refused_cast(dtype, value):
 
 @pytest.mark.parametrize("index", [2, -1, np.int8(2), np.uint64(2), np.array(2)])
 def test_scalar_index_of_scatter_update_is_a_0d_index(index):
-    # API.md: scatter_update's indices may be 0-d; updates then has data's shape minus the axis
+    # docs/contract.md: scatter_update's indices may be 0-d; updates then has data's shape minus the axis
     data = np.arange(12.0).reshape(3, 4)
     result = scatter_update(data, index, [9.0, 8.0, 7.0], axis=1)
     want = data.copy()
@@ -252,7 +252,7 @@ def test_dlpack_producer_goes_in_through_np_from_dlpack(func):
 @pytest.mark.parametrize("func", FUNCS)
 @pytest.mark.parametrize("which", ["data", "indices", "updates"])
 def test_an_object_with_only_dlpack_is_not_an_array_like_and_is_refused(func, which):
-    # API.md: inputs go through numpy.asarray, which does not read __dlpack__: such an object
+    # docs/contract.md: inputs go through numpy.asarray, which does not read __dlpack__: such an object
     # becomes a 0-d object array.  That is refused (0-d data, object indices, object updates
     # into a numeric dtype) before anything is written -- never taken as a value.
     data, indices, updates, _ = CALLS[func]
@@ -314,7 +314,7 @@ def test_a_tensor_as_out_is_a_type_error(torch):
     assert not t.any()
 
 
-# scatterops against the PyTorch operators it covers (API.md's table), on integers so that
+# scatterops against the PyTorch operators it covers (docs/contract.md's table), on integers so that
 # the result is exact whatever order PyTorch sums in
 TORCH_REDUCE = {"add": "sum", "mul": "prod", "max": "amax", "min": "amin", "mean": "mean"}
 

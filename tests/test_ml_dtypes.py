@@ -163,7 +163,7 @@ def _defined(dtype):
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_reduction_is_defined_where_ml_dtypes_has_a_ufunc_loop(dtype, reduction):
-    """API.md: a reduction is defined exactly where the ufunc has a (dtype, dtype) -> dtype
+    """docs/contract.md: a reduction is defined exactly where the ufunc has a (dtype, dtype) -> dtype
     loop (mean: the add loop and a division, kind "f" only among these)."""
     has_loop = _ufunc_at_works(UFUNCS.get(reduction, np.add), dtype)
     if reduction == "mean":

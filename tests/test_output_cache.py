@@ -1,4 +1,4 @@
-"""The cache of freed output blocks (csrc/pool.c): large out-of-place results take memory
+"""The cache of freed output blocks (csrc/py/output_cache.c): large out-of-place results take memory
 that an earlier, dropped result had already faulted in.  What must hold: results are right
 whatever the block held before, a live result's memory is never handed out again, the
 arrays own their data like any NumPy array, and the cache stays within its bounds."""

@@ -464,7 +464,7 @@ def test_empty_update_space_gives_a_copy_of_data(module, func, indices):
 
 @pytest.mark.parametrize("module", MODULES)
 def test_scatter_nd_k0_addresses_the_whole_array(module):
-    # indices of shape (..., 0): each empty index tuple addresses all of data (API.md: k == 0)
+    # indices of shape (..., 0): each empty index tuple addresses all of data (docs/contract.md: k == 0)
     data = np.arange(6.0).reshape(2, 3)
     one = module.scatter_nd(data, np.empty((0,), np.int64), np.array([[7.0, 8, 9], [1, 2, 3]]))
     assert_identical(one, np.array([[7.0, 8, 9], [1, 2, 3]]))
@@ -543,9 +543,9 @@ def test_object_reference_counts_unchanged_by_a_refused_call(module):
 # --------------------------------------------------------------------------------------
 
 def _numpy_scatter(data, dest, upd, reduction, include_self):
-    """API.md's rule on flat destinations, in NumPy: assignment (last wins) or ufunc.at
+    """docs/contract.md's rule on flat destinations, in NumPy: assignment (last wins) or ufunc.at
     in update order, the first update assigned when not include_self, mean divided as
-    API.md says."""
+    docs/contract.md says."""
     out = data.copy()
     if reduction == "none":
         _, first_rev = np.unique(dest[::-1], return_index=True)

@@ -223,7 +223,7 @@ def run_case(func, reduction, form, include_self, fuse=None, mutate=None, expect
         if ref is not None:
             assert values(result) == ref
     elif out is not None:
-        # API.md: an error leaves out (and data) exactly as they were -- the same objects
+        # docs/contract.md: an error leaves out (and data) exactly as they were -- the same objects
         assert all(a is b for a, b in zip(out.reshape(-1).tolist(), before_out.reshape(-1).tolist())), \
             f"out was written before the error {error[1]}: {out!r} (was {before_out!r})"
     error_repr = error[1] if error else "no error"
@@ -320,7 +320,7 @@ def count_ops(func, reduction, include_self):
 def test_element_operation_raising_midway(func, reduction, form, include_self, when):
     """An element's __add__ / __lt__ / ... raises at its first, a middle or its last
     call: the exception propagates, nothing leaks, and out / data are left as they were
-    (API.md: an error leaves out and data exactly as they were)."""
+    (docs/contract.md: an error leaves out and data exactly as they were)."""
     n = count_ops(func, reduction, include_self)
     assert n >= 1
     fuse = {"first": 1, "middle": (n + 1) // 2, "last": n}[when]

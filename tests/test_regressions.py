@@ -1,4 +1,4 @@
-"""Regression tests for bugs found by fuzzing and static analysis (issue 4).
+"""Regression tests for bugs found by fuzzing and static analysis (the fuzz target in fuzz/ and the C linters in tools/).
 
 Each test names the bug it pins.  Some of them only fail visibly under the
 sanitizers (``bash tools/sanitize.sh``): the bug was a memory error that a plain
@@ -18,7 +18,7 @@ def _outcome(module, func, *args, **kw):
         return type(exc), None
 
 
-# fast.c: scatter_nd filled the required updates shape, q - 1 + r - k dims, into a
+# py/fast.c: scatter_nd filled the required updates shape, q - 1 + r - k dims, into a
 # SO_MAXDIMS (64) array before checking that it fits: indices and data of high rank
 # wrote up to 62 values past the end of a stack array (ASan: stack-buffer-overflow,
 # UBSan: index 64 out of bounds for type 'npy_intp[64]').

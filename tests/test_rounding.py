@@ -49,7 +49,7 @@ def test_float16_rounds_once_per_update_on_slices(reduction, ufunc):
 
 
 # Every float16 bit pattern against every reduction: the typed kernels convert with the
-# F16C instructions where the CPU has them (csrc/reduce.c), with NumPy's npy_half
+# F16C instructions where the CPU has them (csrc/kernels/reduce.c), with NumPy's npy_half
 # functions otherwise; both must give ufunc.at's result (any NaN for a NaN).
 _ALL_HALVES = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
 

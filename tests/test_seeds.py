@@ -1,4 +1,5 @@
-"""Every worked example of the source specifications (shared/seeds/), literally.
+"""Every worked example of the specifications scatterops implements (OpenVINO ScatterUpdate-3
+and ScatterNDUpdate-3, ONNX Scatter / ScatterElements and ScatterND), literally.
 
 Each example runs through the C-backed function and through
 ``scatterops.reference`` and is compared, values and dtype, with the output the

@@ -1,5 +1,5 @@
 """Threads: results are bit-identical for every thread count, the thread count is
-set as API.md says, and the module works in a child made by os.fork()."""
+set as docs/contract.md says, and the module works in a child made by os.fork()."""
 import os
 import subprocess
 import sys
@@ -48,7 +48,7 @@ def _large_calls():
     calls.append(("elem-f16-add", so.scatter_nd, (d16, i1 % 3000, u1.astype(np.float16)),
                   dict(reduction="add")))
     # no dim addresses out and out is larger than the cache: the threads split the
-    # values of the first index component (engine.c, SO_SPLIT_OWNED; 4 MiB or more)
+    # values of the first index component (walk/split.c, SO_SPLIT_OWNED; 4 MiB or more)
     big = rng.standard_normal(1 << 20).astype(np.float32)
     ib = rng.integers(-(1 << 20), 1 << 20, (300000, 1))
     ub = rng.standard_normal(300000).astype(np.float32)
@@ -206,7 +206,7 @@ def test_calls_from_many_python_threads_match_sequential_calls(restore_threads):
                          ids=["best", "no-avx512", "scalar"])
 def test_owned_split_vector_compactions_equal_the_scalar_one(tmp_path, env_off):
     # The split by index value compacts a thread's share with AVX-512 where the CPU has
-    # it, else with AVX2 (engine.c); SCATTEROPS_NO_AVX512=1 / SCATTEROPS_NO_AVX2=1 turn
+    # it, else with AVX2 (walk/owned.c); SCATTEROPS_NO_AVX512=1 / SCATTEROPS_NO_AVX2=1 turn
     # them off, down to the scalar loop.  Every way must give the reference's bytes, bad
     # indices included.  (On a CPU without one of them two ids run the same code.)
     code = r"""
@@ -225,7 +225,7 @@ for red in ("add", "none", "max"):
     so.scatter_nd(o, i, u, reduction=red, out=o)
     assert o.tobytes() == want, red
 # into an out that stays in cache: split by value with the vector compaction, else the
-# index check on a second thread beside a walk on one (fast.c)
+# index check on a second thread beside a walk on one (py/checked.c)
 small = d[:5000]
 js = i % 5000
 for red in ("add", "max"):

@@ -1,5 +1,5 @@
 """Out-of-place results are C-contiguous even when data is a transposed (F-ordered) view:
-csrc/engine.c's so_transpose_copy copies such a data strip by strip (2-D, at least 1 MiB,
+csrc/base/copy.c's so_transpose_copy copies such a data strip by strip (2-D, at least 1 MiB,
 no object references), 2-, 4- and 8-byte items in blocks transposed in vector registers
 (with AVX2).
 Held to the reference over item sizes, shapes that fill neither the strips (one cache line

@@ -54,11 +54,11 @@ step "the sdist's contents"
 top=$(basename "$sdist" .tar.gz)
 tar tzf "$sdist" | sed "s|^$top/||" | grep -v '/$' | sort >"$work/sdist.txt"
 mapfile -t expected < <(cd "$repo" && git ls-files -co --exclude-standard -- \
-    'csrc/*.c' 'csrc/*.h' 'scatterops/*.py' 'scatterops/*.pyi' 'scatterops/py.typed' \
+    ':(glob)csrc/**/*.c' ':(glob)csrc/**/*.h' 'scatterops/*.py' 'scatterops/*.pyi' 'scatterops/py.typed' \
     'tests/*.py' 'benchmarks/*.py' 'examples/*.ipynb' 'docs/benchmark.png' 'tools/*.sh' \
     README.md pyproject.toml setup.py MANIFEST.in 'LICENSE*' 'COPYING*')
 need "$work/sdist.txt" sdist "${expected[@]}"
-for f in csrc/scatterops.h scatterops/py.typed scatterops/__init__.pyi README.md setup.py MANIFEST.in; do
+for f in csrc/base/base.h csrc/walk/walk.h scatterops/py.typed scatterops/__init__.pyi README.md setup.py MANIFEST.in; do
     need "$work/sdist.txt" sdist "$f"
 done
 if [ -z "$(cd "$repo" && ls LICENSE* COPYING* 2>/dev/null)" ]; then
@@ -69,7 +69,7 @@ if grep -E '\.(so|pyd|o|pyc)$|^build/|^dist/' "$work/sdist.txt"; then
 fi
 echo "$(wc -l <"$work/sdist.txt") files; checked ${#expected[@]} from the checkout; among them:"
 awk '/^csrc\/.*\.c$/ {c++} /^csrc\/.*\.h$/ {h++} /^tests\// {t++}
-     END {printf "  csrc/*.c: %d, csrc/*.h: %d, tests/: %d files\n", c, h, t}' "$work/sdist.txt"
+     END {printf "  csrc/**/*.c: %d, csrc/**/*.h: %d, tests/: %d files\n", c, h, t}' "$work/sdist.txt"
 grep -E '^scatterops/(py\.typed|.*\.pyi)$|^(README|LICENSE|COPYING)|^examples/' "$work/sdist.txt" \
     | sed 's/^/  /' || true
 

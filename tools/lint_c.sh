@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Static analysis of the C core: cppcheck and clang-tidy on csrc/*.c, with the
+# Static analysis of the C core: cppcheck and clang-tidy on every csrc/<layer>/*.c, with the
 # Python and NumPy headers and the macros setup.py uses.
 #
 #   bash tools/lint_c.sh            # both; exit 1 if a report is not in tools/lint_c.known
@@ -19,6 +19,7 @@ defs=(-DNPY_NO_DEPRECATED_API=NPY_1_25_API_VERSION -DNPY_TARGET_VERSION=NPY_1_25
 out=$(mktemp -d "${TMPDIR:-/tmp}/scatterops-lint.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 which=${LINT:-all}
+mapfile -t sources < <(find csrc -name '*.c' | sort)   # every layer folder
 
 if [ "$which" = all ] || [ "$which" = cppcheck ]; then
     echo "==> cppcheck $(cppcheck --version | cut -d' ' -f2)" >&2
@@ -32,7 +33,7 @@ if [ "$which" = all ] || [ "$which" = cppcheck ]; then
         -DLONG_MIN='(-LONG_MAX-1L)' -DULONG_MAX=18446744073709551615UL -DSIZEOF_WCHAR_T=4 \
         --suppress=missingIncludeSystem --suppress="*:$pyinc/*" --suppress="*:$npinc/*" \
         --template='{file}:{line}:{column}: {severity}: {message} [cppcheck-{id}]' \
-        csrc/*.c 2> "$out/cppcheck.txt"
+        "${sources[@]}" 2> "$out/cppcheck.txt"
 fi
 
 if [ "$which" = all ] || [ "$which" = clang-tidy ]; then
@@ -45,7 +46,7 @@ if [ "$which" = all ] || [ "$which" = clang-tidy ]; then
     checks+=',-bugprone-easily-swappable-parameters'
     checks+=',-clang-analyzer-security.insecureAPI.DeprecatedOrUnsafeBufferHandling'
     checks+=',-cert-dcl37-c,-cert-dcl51-cpp'
-    clang-tidy --quiet --checks="$checks" csrc/*.c -- \
+    clang-tidy --quiet --checks="$checks" "${sources[@]}" -- \
         -std=c11 -Wall -Wextra -Wno-unused-parameter -I csrc -I "$pyinc" -I "$npinc" \
         "${defs[@]}" > "$out/clang-tidy.txt" 2> "$out/clang-tidy.err"
     grep -v "warnings generated\|^Suppressed\|^Use -header-filter\|NOLINT" "$out/clang-tidy.err" >&2

@@ -1,10 +1,13 @@
 /*
- * validate.c: the one pass that checks every index value before anything is
+ * plan/validate.c: the one pass that checks every index value before anything is
  * written.  It finds the first value (in C order of indices) outside
  * [-size, size); the Python layer turns that position into the IndexError.
  * After this pass the kernels trust every index.
  */
-#include "scatterops.h"
+#include "plan/plan.h"
+#include "base/nditer.h"
+
+#include <stdlib.h>
 
 /* v outside [-b, b): one unsigned compare (b >= 0, so 2b cannot overflow for
  * any real axis size). */
@@ -60,13 +63,13 @@ check_main(void *arg)
 }
 
 static npy_intp
-first_bad_threaded(const npy_intp *v, npy_intp n, npy_intp b, int aligned)
+first_bad_threaded(const npy_intp *v, npy_intp n, npy_intp b, int aligned, int nt)
 {
-    so_check_task tasks[16];
-    int nt = so_get_num_threads(), t;
-    if (nt > 16) nt = 16;
+    so_check_task *tasks;
+    int t;
     if (nt > n / SO_CHECK_PER_THREAD) nt = (int)(n / SO_CHECK_PER_THREAD);
-    if (nt <= 1 || !aligned) {
+    tasks = nt > 1 && aligned ? malloc(sizeof *tasks * (size_t)nt) : NULL;
+    if (tasks == NULL) {
         return first_bad_contiguous(v, n, b, aligned);
     }
     for (t = 0; t < nt; t++) {
@@ -78,8 +81,13 @@ first_bad_threaded(const npy_intp *v, npy_intp n, npy_intp b, int aligned)
     }
     so_run_tasks(check_main, tasks, sizeof *tasks, nt);
     for (t = 0; t < nt; t++) {
-        if (tasks[t].found >= 0) return n * t / nt + tasks[t].found;
+        if (tasks[t].found >= 0) {
+            npy_intp at = n * t / nt + tasks[t].found;
+            free(tasks);
+            return at;
+        }
     }
+    free(tasks);
     return -1;
 }
 
@@ -89,12 +97,12 @@ first_bad_threaded(const npy_intp *v, npy_intp n, npy_intp b, int aligned)
  * and entry j is checked against bounds[j] (scatter_nd's index tuples).
  */
 static npy_intp find_bad(PyArrayObject *idx, const npy_intp *eff, const npy_intp *bounds,
-                         int nbounds);
+                         int nbounds, int nthreads);
 
 /* A dim with stride 0 (an expanded index) repeats the same values: check them
  * once, then map the position found back to the full index space. */
 npy_intp
-so_find_bad_index(PyArrayObject *idx, const npy_intp *bounds, int nbounds)
+so_find_bad_index(PyArrayObject *idx, const npy_intp *bounds, int nbounds, int nthreads)
 {
     npy_intp eff[SO_MAXDIMS], pos, full = 0;
     int d, nd = PyArray_NDIM(idx);
@@ -103,7 +111,7 @@ so_find_bad_index(PyArrayObject *idx, const npy_intp *bounds, int nbounds)
         eff[d] = (PyArray_STRIDE(idx, d) == 0 && !keep_apart && PyArray_DIM(idx, d) > 0)
                  ? 1 : PyArray_DIM(idx, d);
     }
-    pos = find_bad(idx, eff, bounds, nbounds);
+    pos = find_bad(idx, eff, bounds, nbounds, nthreads);
     if (pos <= 0) {
         return pos;
     }
@@ -124,46 +132,38 @@ so_find_bad_index(PyArrayObject *idx, const npy_intp *bounds, int nbounds)
 /* The first bad position in C order of the shape eff (idx's shape with
  * expanded dims cut to 1). */
 static npy_intp
-find_bad(PyArrayObject *idx, const npy_intp *eff, const npy_intp *bounds, int nbounds)
+find_bad(PyArrayObject *idx, const npy_intp *eff, const npy_intp *bounds, int nbounds,
+         int nthreads)
 {
-    npy_intp shape[SO_MAXDIMS], st[SO_MAXDIMS], cnt[SO_MAXDIMS];
+    npy_intp shape[SO_MAXDIMS], st[SO_MAXDIMS];
+    npy_intp *const strides[1] = {st};
     npy_intp n, s, pos = 0, i;
-    const char *p = PyArray_BYTES(idx);
+    const char *p0 = PyArray_BYTES(idx), *p;
     int d, nd = 0, last;
+    so_nditer it;
 
     /* Coalesce dims that step as one (C order is kept, so flat positions are
      * unchanged); with per-component bounds the last dim stays apart. */
     for (d = 0; d < PyArray_NDIM(idx); d++) {
-        npy_intp n_d = eff[d], s_d = PyArray_STRIDE(idx, d);
+        npy_intp s_d = PyArray_STRIDE(idx, d);
         int keep_apart = nbounds > 1 && d == PyArray_NDIM(idx) - 1;
-        if (n_d == 1 && !keep_apart) {
-            continue;
-        }
-        if (nd > 0 && !keep_apart && st[nd - 1] == n_d * s_d) {
-            shape[nd - 1] *= n_d;
-            st[nd - 1] = s_d;
-            continue;
-        }
-        shape[nd] = n_d;
-        st[nd] = s_d;
-        nd++;
+        nd = so_nd_push(nd, shape, strides, 1, eff[d], &s_d, keep_apart ? SO_ND_KEEP : 0);
     }
     last = nd - 1;
     if (PyArray_SIZE(idx) == 0) {
         return -1;
     }
     if (nd == 0) {
-        return out_of_range(so_load_intp(p), bounds[0]) ? 0 : -1;
+        return out_of_range(so_load_intp(p0), bounds[0]) ? 0 : -1;
     }
     n = shape[last];
     s = st[last];
-    for (d = 0; d < nd; d++) {
-        cnt[d] = 0;
-    }
-    for (;;) {
+    so_nd_init(&it, last, shape, 1, (const npy_intp *const *)strides);
+    do {
+        p = p0 + it.off[0];
         if (nbounds == 1 && s == (npy_intp)sizeof(npy_intp)) {
             npy_intp i0 = first_bad_threaded((const npy_intp *)(const void *)p, n, bounds[0],
-                                             ((npy_uintp)p % sizeof(npy_intp)) == 0);
+                                             ((npy_uintp)p % sizeof(npy_intp)) == 0, nthreads);
             if (i0 >= 0) {
                 return pos + i0;
             }
@@ -184,16 +184,6 @@ find_bad(PyArrayObject *idx, const npy_intp *eff, const npy_intp *bounds, int nb
             }
         }
         pos += n;
-        for (d = last - 1; d >= 0; d--) {
-            p += st[d];
-            if (++cnt[d] < shape[d]) {
-                break;
-            }
-            p -= st[d] * shape[d];
-            cnt[d] = 0;
-        }
-        if (d < 0) {
-            return -1;
-        }
-    }
+    } while (so_nd_next(&it));
+    return -1;
 }

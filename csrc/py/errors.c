@@ -4,7 +4,7 @@
  * the message, and the exception class, come from scatterops/_messages.py
  * (the hook set by _core.set_hooks), so that every message is written once.
  */
-#include "call.h"
+#include "py/py.h"
 
 #include <stdarg.h>
 

@@ -1,5 +1,5 @@
 /*
- * dedup.c: under reduction="none" only the last write to an element is
+ * plan/dedup.c: under reduction="none" only the last write to an element is
  * visible, so earlier writes of a whole slice need not be made at all.
  *
  * When every group is a slice (a block of at least SO_DEDUP_MIN_BYTES), and the
@@ -7,13 +7,14 @@
  * data.shape[:axis]) followed by dims that only read indices, this pass walks
  * the index dims once, keeps for each destination the last update position
  * that writes it, and replaces those dims in the plan by the list of winners.
- * The engine then copies each visible slice exactly once per leading position.
+ * The walk then copies each visible slice exactly once per leading position.
  * The result is the same as writing every slice in C order.
  *
  * The same walk counts the hits of each destination for reduction="mean"
  * (so_count_hits): one count per slice, not per element.
  */
-#include "scatterops.h"
+#include "plan/plan.h"
+#include "base/nditer.h"
 
 #define SO_DEDUP_MIN_BYTES 64
 
@@ -48,29 +49,20 @@ enum { SO_LAST_WRITER, SO_COUNT_HITS };
  * as one number in the C order of the components. */
 #define SO_WALK_INDEX(p, lead, VISIT)                                                 \
     do {                                                                              \
-        npy_intp cnt_[SO_MAXDIMS], su = 0;                                            \
-        const char *pi = (p)->idx;                                                    \
-        int nd_ = (p)->gnd - (lead), d_, j_;                                          \
-        for (d_ = 0; d_ < nd_; d_++) cnt_[d_] = 0;                                    \
-        for (;;) {                                                                    \
-            npy_intp oo = 0, flat = 0;                                                \
+        so_nditer it_;                                                                \
+        int j_;                                                                       \
+        so_nd_init(&it_, (p)->gnd - (lead), (p)->gshape + (lead), 2,                  \
+                   (const npy_intp *const[]){(p)->gs_idx + (lead), (p)->gs_upd + (lead)}); \
+        do {                                                                          \
+            const char *pi = (p)->idx + it_.off[0];                                   \
+            npy_intp su = it_.off[1], oo = 0, flat = 0;                               \
             for (j_ = 0; j_ < (p)->k; j_++) {                                         \
                 npy_intp v_ = so_wrap(so_load_intp(pi + j_ * (p)->istep), (p)->isize[j_]); \
                 oo += v_ * (p)->is_out[j_];                                           \
                 flat = flat * (p)->isize[j_] + v_;                                    \
             }                                                                         \
             VISIT;                                                                    \
-            for (d_ = nd_ - 1; d_ >= 0; d_--) {                                       \
-                int g_ = (lead) + d_;                                                 \
-                pi += (p)->gs_idx[g_];                                                \
-                su += (p)->gs_upd[g_];                                                \
-                if (++cnt_[d_] < (p)->gshape[g_]) break;                              \
-                pi -= (p)->gs_idx[g_] * (p)->gshape[g_];                              \
-                su -= (p)->gs_upd[g_] * (p)->gshape[g_];                              \
-                cnt_[d_] = 0;                                                         \
-            }                                                                         \
-            if (d_ < 0) break;                                                        \
-        }                                                                             \
+        } while (so_nd_next(&it_));                                                   \
     } while (0)
 
 /* Few possible destinations (the index space is at most a few times the number

@@ -1,10 +1,11 @@
 /*
- * plan.c: turn the arrays of a checked call into the group / index / block
- * description that engine.c walks (see scatterops.h).  The Python layer has
+ * plan/plan.c: turn the arrays of a checked call into the group / index / block
+ * description that walk/ walks (see plan/plan.h).  The Python layer has
  * already checked everything; the shape checks here only keep a misuse of the
  * private module from reading or writing out of bounds.
  */
-#include "scatterops.h"
+#include "plan/plan.h"
+#include "base/nditer.h"
 
 static int
 shape_error(const char *what)
@@ -32,24 +33,9 @@ add_group(so_plan *p, npy_intp n, npy_intp so, npy_intp su, npy_intp si, npy_int
 static void
 add_block(so_plan *p, npy_intp n, npy_intp so, npy_intp su, npy_intp sm)
 {
-    if (n == 1) {
-        return;
-    }
-    if (p->bnd > 0) {
-        int b = p->bnd - 1;
-        if (p->bs_out[b] == n * so && p->bs_upd[b] == n * su && p->bs_mask[b] == n * sm) {
-            p->bshape[b] *= n;
-            p->bs_out[b] = so;
-            p->bs_upd[b] = su;
-            p->bs_mask[b] = sm;
-            return;
-        }
-    }
-    p->bshape[p->bnd] = n;
-    p->bs_out[p->bnd] = so;
-    p->bs_upd[p->bnd] = su;
-    p->bs_mask[p->bnd] = sm;
-    p->bnd++;
+    npy_intp *const strides[3] = {p->bs_out, p->bs_upd, p->bs_mask};
+    const npy_intp s[3] = {so, su, sm};
+    p->bnd = so_nd_push(p->bnd, p->bshape, strides, 3, n, s, 0);
 }
 
 /* Innermost group dims along which the index does not change (an expanded
@@ -126,12 +112,6 @@ so_make_plan(so_plan *p, int kind, PyArrayObject *out, PyArrayObject *idx,
     p->gnd = p->bnd = 0;
     p->nwin = -1;
     p->win = NULL;
-    p->owned = 0;
-    p->own_lo = p->own_hi = 0;
-    p->bad = NULL;
-    p->hits = NULL;
-    p->mean_descr = NULL;
-    p->mean_include_self = 0;
     p->out = PyArray_BYTES(out);
     p->upd = PyArray_BYTES(upd);
     p->idx = PyArray_BYTES(idx);

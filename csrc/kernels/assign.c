@@ -1,10 +1,10 @@
 /*
- * assign.c: the kernels for reduction "none".  One body serves every dtype: it
+ * kernels/assign.c: the kernels for reduction "none".  One body serves every dtype: it
  * moves item-size chunks, specialised (as NumPy's put/take do) for 1, 2, 4, 8
  * and 16 bytes so the compiler emits plain moves, with memcpy for the rest.
  * Object dtype has its own kernel that keeps reference counts right.
  */
-#include "scatterops.h"
+#include "kernels/kernels.h"
 
 /* Contiguous rows are one memcpy; out never overlaps updates (the Python layer
  * copies updates first when it would). */

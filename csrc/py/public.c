@@ -5,7 +5,7 @@
  * the signature, reads the thread count once, and hands the call to args.c
  * and call.c.
  */
-#include "call.h"
+#include "py/py.h"
 
 enum { P_DATA, P_INDICES, P_UPDATES, P_AXIS, P_REDUCTION, P_INCLUDE_SELF, P_OUT, NPARAMS };
 static const char *const param_names[NPARAMS] = {
@@ -67,7 +67,7 @@ public_call(int kind, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
                 given[1] ? Py_True : Py_False, given[2] ? Py_True : Py_False);
         return NULL;
     }
-    nthreads = so_get_num_threads();      /* read once, passed down */
+    nthreads = so_settings_threads();     /* read once, passed down */
     if (so_args_parse(&a, kind, v[P_DATA], v[P_INDICES], v[P_UPDATES], v[P_AXIS], v[P_REDUCTION],
                       v[P_INCLUDE_SELF], v[P_OUT], nthreads) < 0) {
         return NULL;

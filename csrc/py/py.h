@@ -1,17 +1,22 @@
 /*
- * call.h: the CPython face of the C core -- what one public call means and how
- * it runs.
+ * py/py.h: the CPython layer -- what a public call means and how it runs.
  *
- * args.c turns the arguments of a public call, as the user wrote them, into
- * arrays the layers below can trust (so_args), or raises the error that says
- * what is wrong; call.c chooses how to run the checked call and runs it;
- * public.c parses the argument list and makes the three public functions;
- * errors.c raises the exceptions (their text lives in scatterops/_messages.py).
+ * public.c binds the argument list of the three public functions as Python
+ * would bind their signature and reads the thread count once (settings.c);
+ * args.c turns the arguments, as the user wrote them, into arrays the layers
+ * below can trust (so_args), or raises the error that says what is wrong;
+ * call.c chooses how to run the checked call (kernel, output, strategy) and
+ * runs it; errors.c raises the exceptions (their text lives in
+ * scatterops/_messages.py); output_cache.c keeps freed large outputs for the
+ * next call; module.c is the module scatterops._core.
  */
-#ifndef SCATTEROPS_CALL_H
-#define SCATTEROPS_CALL_H
+#ifndef SO_PY_H
+#define SO_PY_H
 
-#include "scatterops.h"
+#include "base/base.h"
+#include "kernels/kernels.h"
+#include "plan/plan.h"
+#include "walk/walk.h"
 
 /* A checked call: every argument normalised, every index value in range. */
 typedef struct {
@@ -29,7 +34,7 @@ typedef struct {
     PyArrayObject *out;     /* owned: the user's out (checked), or NULL */
 } so_args;
 
-/* args.c: the public names of the operations, by kind */
+/* convert.c: the public names of the operations, by kind */
 extern const char *const so_func_names[3];
 
 /* args.c: fill *a from the user's arguments (axis may be NULL for scatter_nd),
@@ -48,9 +53,27 @@ int so_args_check_indices(const so_args *a, int nthreads);
 int so_args_bounds(const so_args *a, npy_intp *bounds);
 /* calls with at least this many indices or updates release the GIL */
 #define SO_GIL_RELEASE_MIN ((npy_intp)1 << 14)
-/* args.c: the reduction names, {accepted name: canonical name} (module constant) */
+/* convert.c: numpy.asarray (an ndarray, subclasses too, as it is), raising for
+ * argument name; a shape as a tuple */
+PyArrayObject *so_as_array(const char *func, const char *name, PyObject *o);
+PyObject *so_shape_tuple(int nd, const npy_intp *dims);
+#define SHAPE(a) so_shape_tuple(PyArray_NDIM(a), PyArray_DIMS(a))
+
+/* reductions.c: the entry of the reduction table for the name r, or -1 raised;
+ * its canonical name (borrowed), kernel op and whether it is the mean */
+int so_parse_reduction(const char *func, PyObject *r);
+void so_reduction_info(int entry, PyObject **canonical, int *op, int *mean);
+/* reductions.c: raise (-1) unless the reduction of entry is defined for d */
+int so_check_reduction(const char *func, int entry, PyObject *given, PyArray_Descr *d);
+/* reductions.c: the reduction names, {accepted name: canonical name} (module
+ * constant), made by so_args_init (once, at import) */
 PyObject *so_reduction_table(void);
 int so_args_init(void);
+
+/* indices.c: the indices argument as an integer array (NULL raised); as native
+ * intp (uint64 values past intp's range become its max, still out of range) */
+PyArrayObject *so_parse_indices(const char *func, PyObject *indices);
+PyArrayObject *so_as_intp(const char *func, PyArrayObject *i);
 
 /* call.c: run a checked call; the result (a new reference), or NULL with an
  * exception set. */
@@ -74,8 +97,29 @@ PyObject *so_set_hooks(PyObject *self, PyObject *args);
 /* public.c: make_public(name, kind, doc, module), the public functions */
 PyObject *so_make_public(PyObject *self, PyObject *args);
 
-/* The byte range of an array's elements overlaps the other's (NumPy's
- * may_share_memory): call.c and args.c */
+/* settings.c: the thread count set from Python (scatterops.set_num_threads);
+ * read once at each entry point and passed down, never by the layers below */
+int so_settings_threads(void);
+PyObject *so_py_set_num_threads(PyObject *self, PyObject *arg);
+PyObject *so_py_get_num_threads(PyObject *self, PyObject *unused);
+
+/* output_cache.c: outputs of SO_OUTPUT_CACHE_MIN bytes or more come from a
+ * cache of freed output blocks (a NumPy memory handler).
+ * so_output_cache_new_array steals descr as PyArray_NewFromDescr does. */
+#define SO_OUTPUT_CACHE_MIN ((size_t)1 << 20)
+int so_output_cache_init(void);
+PyArrayObject *so_output_cache_new_array(PyArray_Descr *descr, int nd, npy_intp const *dims);
+/* output_cache.c: dst (C-contiguous, fresh) = src, as PyArray_CopyInto; a 2-D
+ * transposed src without references is copied tile by tile on up to nthreads
+ * threads, without the GIL. */
+int so_copy_to_c(PyArrayObject *dst, PyArrayObject *src, int nthreads);
+/* _core.output_cache_info() */
+PyObject *so_output_cache_info(PyObject *self, PyObject *noargs);
+/* _core.copy(a): a C-ordered copy of the ndarray a, large ones in cached memory */
+PyObject *so_output_cache_copy(PyObject *arg, int nthreads);
+
+/* convert.c: the byte range of an array's elements overlaps the other's
+ * (NumPy's may_share_memory) */
 int so_may_overlap(PyArrayObject *a, PyArrayObject *b);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * reduce.c: typed reduction kernels, generated from one table of dtypes.
+ * kernels/reduce.c: typed reduction kernels, generated from one table of dtypes.
  *
  * Each f(x, y) below is written to give exactly what NumPy's ufunc loop gives
  * for one element (the tests hold it to ufunc.at bit for bit):
@@ -11,14 +11,14 @@
  *   complex max/min are lexicographic with NaN propagation, complex mul is
  *   (ar*br - ai*bi, ar*bi + ai*br) with no fused multiply-add (-ffp-contract=off).
  */
-#include "scatterops.h"
+#include "kernels/kernels.h"
 #include <numpy/halffloat.h>
 
 /* how many elements ahead the element kernels prefetch their destination, and
  * the size of out (bytes along the axis) below which they do not: it is in cache */
 #define SO_ELEM_AHEAD 16
 #define SO_CACHED_BYTES ((npy_intp)1 << 20)
-/* the list kernels (a thread's owned elements, engine.c) prefetch further ahead */
+/* the list kernels (a thread's owned elements, walk/owned.c) prefetch further ahead */
 #define SO_LIST_AHEAD 32
 
 typedef struct { float r, i; } so_c64;
@@ -49,7 +49,7 @@ static inline npy_bool b_mul(npy_bool x, npy_bool y) { return (npy_bool)(x && y)
 static inline npy_bool b_max(npy_bool x, npy_bool y) { return (npy_bool)(x || y); }
 static inline npy_bool b_min(npy_bool x, npy_bool y) { return (npy_bool)(x && y); }
 
-/* NaN payloads are not promised (API.md: NaN where NaN): when both operands are
+/* NaN payloads are not promised (docs/contract.md: NaN where NaN): when both operands are
  * NaN, which one's bits survive depends on how the compiler ordered the
  * operands.  Pinning the order (x != x ? x + x : x + y) matched NumPy's real
  * loops exactly but stopped the row loops from vectorising: a graph
@@ -84,7 +84,7 @@ static inline npy_half f16_min(npy_half x, npy_half y)
  * run time where the CPU has them: NumPy's npy_half_to_float / npy_float_to_half
  * are out-of-line bit manipulations and took half the time of a float16
  * scatter-add.  Both convert exactly and round to nearest even, so every result
- * is the same; a NaN result's payload may differ, which API.md leaves open. */
+ * is the same; a NaN result's payload may differ, which docs/contract.md leaves open. */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>
 #define SO_HAVE_F16C 1

@@ -7,11 +7,12 @@
  * finish) and runs the walk.  Every strategy gives the bits of the plain C-order
  * walk.
  */
-#include "call.h"
+#include "py/py.h"
 
 #include <pthread.h>
 
-/* data from this size on is copied into a fresh out by the walk itself */
+/* data from this size on is copied into a fresh out by the walk itself
+ * (walk/fused.c), in the output cache's memory */
 #define SO_FUSED_MIN_BYTES ((npy_intp)1 << 20)
 /* a fresh result of at least this many updates may have its indices checked
  * while the walk runs (the result is dropped unseen on a bad one) */
@@ -27,10 +28,10 @@ fresh_copy(PyArrayObject *data, int nthreads)
 {
     PyArray_Descr *dd = PyArray_DESCR(data);
     PyArrayObject *r;
-    if ((size_t)PyArray_NBYTES(data) >= SO_POOL_MIN) {
+    if ((size_t)PyArray_NBYTES(data) >= SO_OUTPUT_CACHE_MIN) {
         Py_INCREF(dd);
-        r = so_pool_new_array(dd, PyArray_NDIM(data), PyArray_DIMS(data));
-        if (r == NULL || so_copy_to_c(r, data) < 0) {
+        r = so_output_cache_new_array(dd, PyArray_NDIM(data), PyArray_DIMS(data));
+        if (r == NULL || so_copy_to_c(r, data, nthreads) < 0) {
             Py_XDECREF(r);
             return NULL;
         }
@@ -44,7 +45,6 @@ fresh_copy(PyArrayObject *data, int nthreads)
         if (r != NULL) memcpy(PyArray_BYTES(r), PyArray_BYTES(data), (size_t)PyArray_NBYTES(data));
         return r;
     }
-    (void)nthreads;
     return (PyArrayObject *)PyArray_NewCopy(data, NPY_CORDER);
 }
 
@@ -71,7 +71,7 @@ static void *
 check_job_main(void *arg)
 {
     so_check_job *j = (so_check_job *)arg;
-    j->bad = so_find_bad_index(j->idx, j->bounds, j->nbounds);
+    j->bad = so_find_bad_index(j->idx, j->bounds, j->nbounds, 1);
     return NULL;
 }
 
@@ -87,7 +87,7 @@ checked_by_owners(const so_args *a, const so_kernel *kn, int nthreads, int *bad)
 
     Py_INCREF(dd);
     result = PyArray_NBYTES(data) >= SO_FUSED_MIN_BYTES
-             ? so_pool_new_array(dd, PyArray_NDIM(data), PyArray_DIMS(data))
+             ? so_output_cache_new_array(dd, PyArray_NDIM(data), PyArray_DIMS(data))
              : (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, dd, PyArray_NDIM(data),
                                                      PyArray_DIMS(data), NULL, NULL, 0, NULL);
     if (result == NULL) return NULL;
@@ -322,7 +322,7 @@ fresh_fused(const so_args *a, const so_kernel *kn, int nthreads)
     so_plan plan;
     int done;
     Py_INCREF(dd);
-    result = so_pool_new_array(dd, PyArray_NDIM(data), PyArray_DIMS(data));
+    result = so_output_cache_new_array(dd, PyArray_NDIM(data), PyArray_DIMS(data));
     if (result == NULL) return NULL;
     if (so_make_plan(&plan, a->kind, result, a->idx, a->upd, a->axis, NULL) < 0) {
         Py_DECREF(result);

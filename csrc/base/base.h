@@ -1,0 +1,82 @@
+/*
+ * base/base.h: the bottom layer of the C core -- what every other layer may use.
+ *
+ * The C core is layered, each layer in its own folder of csrc/ and each folder
+ * including only its own header and the headers of the layers below it:
+ *
+ *     base     threads, CPU features, copies, index loads, N-d counting (nditer.h)
+ *     kernels  what one update does to one element (assign, reduce, mean division)
+ *     plan     the arrays of a checked call as a geometry; index checks; dedup
+ *     walk     the walk of a plan (threads, ownership, the fused copy, the mean)
+ *     py       the CPython module: argument handling, the fast path, output cache
+ *
+ * The three operations are one walk.  Every update is a *group* (a position in
+ * the update index space outside the copied block) plus a *block* (the slice of
+ * data it addresses, one element for scatter_elements).  plan/ turns the arrays
+ * of a checked call into such a plan; walk/ walks it in C order and calls a
+ * kernel (kernels/) on each block.  Kernels see trusted byte offsets only.
+ *
+ * Base knows nothing of plans, kernels or Python objects; it includes NumPy's
+ * headers for npy_intp and friends (and with them Python.h).
+ */
+#ifndef SO_BASE_H
+#define SO_BASE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+/* NumPy's C-API table: defined (and imported) in numpy_api.c only */
+#define PY_ARRAY_UNIQUE_SYMBOL scatterops_ARRAY_API
+#ifndef SCATTEROPS_MODULE
+#define NO_IMPORT_ARRAY
+#endif
+#include <numpy/arrayobject.h>
+#include <string.h>
+
+/* Group dims: up to the updates' rank; block dims: up to data's rank. */
+#define SO_MAXDIMS 64
+
+/* numpy_api.c: import NumPy's C API into the table (0, or -1 with an exception). */
+int so_import_numpy(void);
+
+/* cpu.c: whether the CPU can run the F16C conversions or the AVX-512 (F, DQ)
+ * or AVX2 compaction, and the OS saves their registers; 0 off x86-64 */
+enum { SO_CPU_F16C = 0, SO_CPU_AVX512 = 1, SO_CPU_AVX2 = 2 };
+int so_cpu_has(int feature);
+
+/* threads.c: fn on each of the n tasks (size bytes apart from tasks): task 0 on
+ * the calling thread, the others on new threads, joined before it returns (a
+ * task whose thread cannot be made runs on the calling thread).  Returns the
+ * number of threads that ran. */
+int so_run_tasks(void *(*fn)(void *), void *tasks, size_t size, int n);
+
+/* copy.c: memcpy on up to nthreads threads (large copies only). */
+void so_parallel_copy(char *dst, const char *src, size_t nbytes, int nthreads);
+/* copy.c: dst (rows, cols) C-ordered = src, a (cols, rows) C-ordered array,
+ * transposed; items of isz bytes (no references). */
+void so_transpose_copy(char *dst, const char *src, npy_intp rows, npy_intp cols, npy_intp isz,
+                       int nthreads);
+
+/* An index value, wherever it lies (user index arrays need not be aligned). */
+static inline npy_intp so_load_intp(const char *p)
+{
+    npy_intp v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline npy_intp so_wrap(npy_intp j, npy_intp size)
+{
+    return j + (j < 0 ? size : 0);
+}
+
+/* so_wrap, and any value still outside [0, size) becomes 0: the element kernels
+ * use it, so that a walk whose indices are checked at the same time as it runs
+ * (py/fast.c) cannot write outside out.  For checked indices it is so_wrap. */
+static inline npy_intp so_clamp(npy_intp j, npy_intp size)
+{
+    j = so_wrap(j, size);
+    return (npy_uintp)j < (npy_uintp)size ? j : 0;
+}
+
+#endif

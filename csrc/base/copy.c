@@ -1,0 +1,283 @@
+/*
+ * base/copy.c: the large copies of an out-of-place call, on threads: a plain
+ * memcpy cut in page-aligned parts, and a transposed 2-D data into a C-ordered
+ * out in strips, with AVX2 register blocks where the CPU has them.
+ */
+#include "base/base.h"
+
+#include <stdlib.h>
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+/* ---- copying data into a fresh out -------------------------------------------
+ *
+ * An out-of-place call starts with a copy of data into memory never touched
+ * before; its page faults and its bandwidth both go faster on several threads.
+ */
+#define SO_MIN_COPY_PER_THREAD ((size_t)4 << 20)
+
+typedef struct {
+    char *dst;
+    const char *src;
+    size_t n;
+} so_copy_task;
+
+static void *
+copy_main(void *arg)
+{
+    so_copy_task *t = (so_copy_task *)arg;
+    memcpy(t->dst, t->src, t->n);
+    return NULL;
+}
+
+void
+so_parallel_copy(char *dst, const char *src, size_t nbytes, int nthreads)
+{
+    so_copy_task *tasks;
+    int t;
+    if ((size_t)nthreads > nbytes / SO_MIN_COPY_PER_THREAD) {
+        nthreads = (int)(nbytes / SO_MIN_COPY_PER_THREAD);
+    }
+    tasks = nthreads > 1 ? malloc(sizeof *tasks * (size_t)nthreads) : NULL;
+    if (tasks == NULL) {
+        memcpy(dst, src, nbytes);
+        return;
+    }
+    for (t = 0; t < nthreads; t++) {
+        /* cut at 4 KiB so no two threads fault the same page */
+        size_t lo = (nbytes / (size_t)nthreads * (size_t)t) & ~(size_t)4095;
+        size_t hi = t + 1 == nthreads ? nbytes
+                    : (nbytes / (size_t)nthreads * (size_t)(t + 1)) & ~(size_t)4095;
+        tasks[t].dst = dst + lo;
+        tasks[t].src = src + lo;
+        tasks[t].n = hi - lo;
+    }
+    so_run_tasks(copy_main, tasks, sizeof *tasks, nthreads);
+    free(tasks);
+}
+
+/* ---- a transposed data into a C-ordered out -----------------------------------
+ *
+ * An out-of-place result is C-contiguous (docs/contract.md) even when data is a
+ * transposed view.  NumPy's strided copy walks one side with a large stride and
+ * misses the cache on every element.  Here the threads take bands of out's
+ * rows, and a band goes in strips one cache line of out wide (SO_TR_LINE bytes
+ * of columns) and SO_TR_ROWS rows long: every line of out is written whole, at
+ * once, and each of the strip's source columns is read as one stream.  Square
+ * 32 x 32 tiles, with both strides a power of two (a (2048, 4096) float32),
+ * kept too many lines of one cache set alive and missed L1 on most items.
+ * Inside a strip, 4-, 8- and 2-byte items move as 8 x 8, 4 x 4 and 8 x 8
+ * blocks transposed in vector registers, when the CPU has AVX2 (shuffles only:
+ * every bit, NaN payloads included, is copied as is).  (2048, 4096) float32, 2 threads, bare C on the
+ * AMD EPYC: 18.4-19.7 ms with the square scalar tiles, 14 ms with scalar strips,
+ * 5.3-7.5 ms with vector blocks in strips; memcpy of the same bytes 3.0-3.9 ms.
+ */
+#define SO_TR_LINE 64
+#define SO_TR_ROWS 128
+#define SO_TR_BAND 8            /* a thread's band of rows: a multiple of this */
+
+typedef struct {
+    char *dst;
+    const char *src;
+    npy_intp r0, r1, rows, cols, isz;
+} so_transpose_task;
+
+typedef struct { npy_uint64 lo, hi; } so_u128;
+
+/* out[r, c] = src[c, r] for r in [r0, r1), c in [c0, c1), item by item */
+#define TRANSPOSE_SCALAR(T)                                                           \
+    for (r = r0; r < r1; r++) {                                                       \
+        T *d = (T *)(void *)(t->dst + (r * t->cols) * (npy_intp)sizeof(T));           \
+        const T *s = (const T *)(const void *)(t->src + r * (npy_intp)sizeof(T));     \
+        for (c = c0; c < c1; c++) d[c] = s[c * t->rows];                              \
+    }
+
+static void
+transpose_scalar(const so_transpose_task *t, npy_intp r0, npy_intp r1, npy_intp c0, npy_intp c1)
+{
+    npy_intp r, c;
+    switch (t->isz) {
+        case 1: TRANSPOSE_SCALAR(npy_uint8) break;
+        case 2: TRANSPOSE_SCALAR(npy_uint16) break;
+        case 4: TRANSPOSE_SCALAR(npy_uint32) break;
+        case 8: TRANSPOSE_SCALAR(npy_uint64) break;
+        case 16: TRANSPOSE_SCALAR(so_u128) break;
+        default:
+            for (r = r0; r < r1; r++) {
+                for (c = c0; c < c1; c++) {
+                    memcpy(t->dst + (r * t->cols + c) * t->isz,
+                           t->src + (c * t->rows + r) * t->isz, (size_t)t->isz);
+                }
+            }
+    }
+}
+
+#if defined(__GNUC__) && defined(__x86_64__)
+/* One block: d[i * ds + j] = s[j * ss + i], strides in items. */
+__attribute__((target("avx2")))
+static inline void
+transpose_8x8_4(char *dp, npy_intp ds, const char *sp, npy_intp ss)
+{
+    float *d = (float *)(void *)dp;
+    const float *s = (const float *)(const void *)sp;
+    __m256 a0 = _mm256_loadu_ps(s), a1 = _mm256_loadu_ps(s + ss);
+    __m256 a2 = _mm256_loadu_ps(s + 2 * ss), a3 = _mm256_loadu_ps(s + 3 * ss);
+    __m256 a4 = _mm256_loadu_ps(s + 4 * ss), a5 = _mm256_loadu_ps(s + 5 * ss);
+    __m256 a6 = _mm256_loadu_ps(s + 6 * ss), a7 = _mm256_loadu_ps(s + 7 * ss);
+    __m256 b0 = _mm256_unpacklo_ps(a0, a1), b1 = _mm256_unpackhi_ps(a0, a1);
+    __m256 b2 = _mm256_unpacklo_ps(a2, a3), b3 = _mm256_unpackhi_ps(a2, a3);
+    __m256 b4 = _mm256_unpacklo_ps(a4, a5), b5 = _mm256_unpackhi_ps(a4, a5);
+    __m256 b6 = _mm256_unpacklo_ps(a6, a7), b7 = _mm256_unpackhi_ps(a6, a7);
+    a0 = _mm256_shuffle_ps(b0, b2, 0x44);
+    a1 = _mm256_shuffle_ps(b0, b2, 0xEE);
+    a2 = _mm256_shuffle_ps(b1, b3, 0x44);
+    a3 = _mm256_shuffle_ps(b1, b3, 0xEE);
+    a4 = _mm256_shuffle_ps(b4, b6, 0x44);
+    a5 = _mm256_shuffle_ps(b4, b6, 0xEE);
+    a6 = _mm256_shuffle_ps(b5, b7, 0x44);
+    a7 = _mm256_shuffle_ps(b5, b7, 0xEE);
+    _mm256_storeu_ps(d, _mm256_permute2f128_ps(a0, a4, 0x20));
+    _mm256_storeu_ps(d + ds, _mm256_permute2f128_ps(a1, a5, 0x20));
+    _mm256_storeu_ps(d + 2 * ds, _mm256_permute2f128_ps(a2, a6, 0x20));
+    _mm256_storeu_ps(d + 3 * ds, _mm256_permute2f128_ps(a3, a7, 0x20));
+    _mm256_storeu_ps(d + 4 * ds, _mm256_permute2f128_ps(a0, a4, 0x31));
+    _mm256_storeu_ps(d + 5 * ds, _mm256_permute2f128_ps(a1, a5, 0x31));
+    _mm256_storeu_ps(d + 6 * ds, _mm256_permute2f128_ps(a2, a6, 0x31));
+    _mm256_storeu_ps(d + 7 * ds, _mm256_permute2f128_ps(a3, a7, 0x31));
+}
+
+__attribute__((target("avx2")))
+static inline void
+transpose_4x4_8(char *dp, npy_intp ds, const char *sp, npy_intp ss)
+{
+    double *d = (double *)(void *)dp;
+    const double *s = (const double *)(const void *)sp;
+    __m256d a0 = _mm256_loadu_pd(s), a1 = _mm256_loadu_pd(s + ss);
+    __m256d a2 = _mm256_loadu_pd(s + 2 * ss), a3 = _mm256_loadu_pd(s + 3 * ss);
+    __m256d b0 = _mm256_unpacklo_pd(a0, a1), b1 = _mm256_unpackhi_pd(a0, a1);
+    __m256d b2 = _mm256_unpacklo_pd(a2, a3), b3 = _mm256_unpackhi_pd(a2, a3);
+    _mm256_storeu_pd(d, _mm256_permute2f128_pd(b0, b2, 0x20));
+    _mm256_storeu_pd(d + ds, _mm256_permute2f128_pd(b1, b3, 0x20));
+    _mm256_storeu_pd(d + 2 * ds, _mm256_permute2f128_pd(b0, b2, 0x31));
+    _mm256_storeu_pd(d + 3 * ds, _mm256_permute2f128_pd(b1, b3, 0x31));
+}
+
+__attribute__((target("avx2")))
+static inline void
+transpose_8x8_2(char *dp, npy_intp ds, const char *sp, npy_intp ss)
+{
+    npy_uint16 *d = (npy_uint16 *)(void *)dp;
+    const npy_uint16 *s = (const npy_uint16 *)(const void *)sp;
+    __m128i a0 = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i a1 = _mm_loadu_si128((const __m128i *)(const void *)(s + ss));
+    __m128i a2 = _mm_loadu_si128((const __m128i *)(const void *)(s + 2 * ss));
+    __m128i a3 = _mm_loadu_si128((const __m128i *)(const void *)(s + 3 * ss));
+    __m128i a4 = _mm_loadu_si128((const __m128i *)(const void *)(s + 4 * ss));
+    __m128i a5 = _mm_loadu_si128((const __m128i *)(const void *)(s + 5 * ss));
+    __m128i a6 = _mm_loadu_si128((const __m128i *)(const void *)(s + 6 * ss));
+    __m128i a7 = _mm_loadu_si128((const __m128i *)(const void *)(s + 7 * ss));
+    __m128i b0 = _mm_unpacklo_epi16(a0, a1), b1 = _mm_unpackhi_epi16(a0, a1);
+    __m128i b2 = _mm_unpacklo_epi16(a2, a3), b3 = _mm_unpackhi_epi16(a2, a3);
+    __m128i b4 = _mm_unpacklo_epi16(a4, a5), b5 = _mm_unpackhi_epi16(a4, a5);
+    __m128i b6 = _mm_unpacklo_epi16(a6, a7), b7 = _mm_unpackhi_epi16(a6, a7);
+    a0 = _mm_unpacklo_epi32(b0, b2);
+    a1 = _mm_unpackhi_epi32(b0, b2);
+    a2 = _mm_unpacklo_epi32(b1, b3);
+    a3 = _mm_unpackhi_epi32(b1, b3);
+    a4 = _mm_unpacklo_epi32(b4, b6);
+    a5 = _mm_unpackhi_epi32(b4, b6);
+    a6 = _mm_unpacklo_epi32(b5, b7);
+    a7 = _mm_unpackhi_epi32(b5, b7);
+    _mm_storeu_si128((__m128i *)(void *)d, _mm_unpacklo_epi64(a0, a4));
+    _mm_storeu_si128((__m128i *)(void *)(d + ds), _mm_unpackhi_epi64(a0, a4));
+    _mm_storeu_si128((__m128i *)(void *)(d + 2 * ds), _mm_unpacklo_epi64(a1, a5));
+    _mm_storeu_si128((__m128i *)(void *)(d + 3 * ds), _mm_unpackhi_epi64(a1, a5));
+    _mm_storeu_si128((__m128i *)(void *)(d + 4 * ds), _mm_unpacklo_epi64(a2, a6));
+    _mm_storeu_si128((__m128i *)(void *)(d + 5 * ds), _mm_unpackhi_epi64(a2, a6));
+    _mm_storeu_si128((__m128i *)(void *)(d + 6 * ds), _mm_unpacklo_epi64(a3, a7));
+    _mm_storeu_si128((__m128i *)(void *)(d + 7 * ds), _mm_unpackhi_epi64(a3, a7));
+}
+
+/* The whole b x b blocks of a strip [r0, r1) x [c0, c1); returns the rows and
+ * columns they cover (*rv, *cv), the rest is left to the scalar loop. */
+#define TRANSPOSE_BLOCKS(FN)                                                          \
+    for (r = r0; r < *rv; r += b) {                                                   \
+        for (c = c0; c < *cv; c += b) {                                               \
+            FN(t->dst + (r * t->cols + c) * t->isz, t->cols,                          \
+               t->src + (c * t->rows + r) * t->isz, t->rows);                         \
+        }                                                                             \
+    }
+
+__attribute__((target("avx2")))
+static void
+transpose_vector(const so_transpose_task *t, npy_intp r0, npy_intp r1, npy_intp c0, npy_intp c1,
+                 npy_intp *rv, npy_intp *cv)
+{
+    npy_intp r, c, b = t->isz == 8 ? 4 : 8;
+    *rv = r0 + (r1 - r0) / b * b;
+    *cv = c0 + (c1 - c0) / b * b;
+    switch (t->isz) {
+        case 2: TRANSPOSE_BLOCKS(transpose_8x8_2) break;
+        case 4: TRANSPOSE_BLOCKS(transpose_8x8_4) break;
+        case 8: TRANSPOSE_BLOCKS(transpose_4x4_8) break;
+    }
+}
+#endif
+
+static void *
+transpose_main(void *arg)
+{
+    so_transpose_task *t = (so_transpose_task *)arg;
+    const npy_intp width = t->isz < SO_TR_LINE ? SO_TR_LINE / t->isz : 1;
+    int vec = 0;
+    npy_intp rt, ct;
+#if defined(__GNUC__) && defined(__x86_64__)
+    vec = (t->isz == 2 || t->isz == 4 || t->isz == 8) && so_cpu_has(SO_CPU_AVX2);
+#endif
+    for (rt = t->r0; rt < t->r1; rt += SO_TR_ROWS) {
+        npy_intp re = rt + SO_TR_ROWS < t->r1 ? rt + SO_TR_ROWS : t->r1;
+        for (ct = 0; ct < t->cols; ct += width) {
+            npy_intp ce = ct + width < t->cols ? ct + width : t->cols, rv = rt, cv = ct;
+#if defined(__GNUC__) && defined(__x86_64__)
+            if (vec) transpose_vector(t, rt, re, ct, ce, &rv, &cv);
+#endif
+            /* what the blocks left: the columns past them, then the rows */
+            transpose_scalar(t, rt, rv, cv, ce);
+            transpose_scalar(t, rv, re, ct, ce);
+        }
+    }
+    return NULL;
+}
+
+void
+so_transpose_copy(char *dst, const char *src, npy_intp rows, npy_intp cols, npy_intp isz,
+                  int nthreads)
+{
+    so_transpose_task one, *tasks = &one;
+    int t;
+    size_t nbytes = (size_t)rows * (size_t)cols * (size_t)isz;
+    if ((size_t)nthreads > nbytes / SO_MIN_COPY_PER_THREAD) {
+        nthreads = (int)(nbytes / SO_MIN_COPY_PER_THREAD);
+    }
+    if (nthreads > rows / SO_TR_BAND) nthreads = (int)(rows / SO_TR_BAND);
+    if (nthreads < 1) nthreads = 1;
+    if (nthreads > 1) {
+        tasks = malloc(sizeof *tasks * (size_t)nthreads);
+        if (tasks == NULL) {
+            tasks = &one;
+            nthreads = 1;
+        }
+    }
+    for (t = 0; t < nthreads; t++) {
+        tasks[t].dst = dst;
+        tasks[t].src = src;
+        tasks[t].r0 = rows / SO_TR_BAND * t / nthreads * SO_TR_BAND;
+        tasks[t].r1 = t + 1 == nthreads ? rows : rows / SO_TR_BAND * (t + 1) / nthreads * SO_TR_BAND;
+        tasks[t].rows = rows;
+        tasks[t].cols = cols;
+        tasks[t].isz = isz;
+    }
+    so_run_tasks(transpose_main, tasks, sizeof *tasks, nthreads);
+    if (tasks != &one) free(tasks);
+}

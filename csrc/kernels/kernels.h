@@ -1,0 +1,58 @@
+/*
+ * kernels/kernels.h: what one update does to the elements it hits -- the
+ * kernels the walk (walk/) calls on each block, and the division loops that
+ * finish a mean.  Kernels see trusted byte offsets only: no bounds checks and
+ * no Python objects (the object-dtype assignment kernel aside).
+ */
+#ifndef SO_KERNELS_H
+#define SO_KERNELS_H
+
+#include "base/base.h"
+
+enum so_op { SO_NONE = 0, SO_ADD, SO_SUB, SO_MUL, SO_MAX, SO_MIN, SO_COUNT, SO_NOPS };
+
+/*
+ * block(o, os, u, us, n, isz): for i < n, o[i*os] = f(o[i*os], u[i*us]).
+ * elem(o, os, idx, is, size, aos, u, us, n, isz): for i < n, with
+ *     j = idx[i*is] (wrapped into [0, size)), o[i*os + j*aos] = f(..., u[i*us]).
+ * Byte strides throughout; isz is the item size (used by the assignment kernels).
+ */
+typedef void (*so_block_fn)(char *o, npy_intp os, const char *u, npy_intp us,
+                            npy_intp n, npy_intp isz);
+typedef void (*so_elem_fn)(char *o, npy_intp os, const char *idx, npy_intp is,
+                           npy_intp size, npy_intp aos, const char *u, npy_intp us,
+                           npy_intp n, npy_intp isz);
+
+/*
+ * list(o, u, oo, uo, n): for q < n, o[oo[q]] = f(o[oo[q]], u[uo[q]]) (byte
+ * offsets), in order: the owned elements of a thread's share (walk/owned.c).
+ */
+typedef void (*so_list_fn)(char *o, const char *u, const npy_intp *oo, const npy_intp *uo,
+                           npy_intp n, npy_intp isz);
+
+typedef struct {
+    so_block_fn block;
+    so_elem_fn elem;      /* may be NULL: the walk then calls block per element */
+    so_list_fn list;      /* may be NULL: the walk then calls block per element */
+    npy_intp itemsize;
+    int needs_gil;        /* object dtype: reference counts need the GIL */
+} so_kernel;
+
+/* assign.c: the kernel for reduction "none" on any dtype of this item size. */
+void so_assign_kernel(so_kernel *kn, npy_intp itemsize, int is_object);
+
+/* reduce.c: the typed kernel for (dtype, op), or 0 if there is none. */
+int so_reduce_kernel(so_kernel *kn, PyArray_Descr *descr, int op);
+/* reduce.c: the type characters that have typed reduction kernels. */
+extern const char so_typed_chars[];
+
+/* mean.c: the division that finishes a mean, for the real typed dtypes:
+ * fn(o, os, c, cs, n, extra): for i < n with k = c[i*cs] (npy_intp) > 0,
+ * o[i*os] = o[i*os] / (k + extra) (floats in double, integers floored).
+ * so_mean_kernel: the loop for this dtype, or NULL (complex, generic dtypes). */
+typedef void (*so_mean_fn)(char *o, npy_intp os, const char *c, npy_intp cs, npy_intp n,
+                           npy_intp extra);
+so_mean_fn so_mean_kernel(PyArray_Descr *d);
+int so_has_mean_kernel(PyArray_Descr *d);
+
+#endif

@@ -1,0 +1,357 @@
+/*
+ * py/args.c: what a public call means.  The one owner of the call rules, with
+ * reductions.c (the reduction names, where a reduction is defined) and
+ * indices.c (the index array and its values): include_self, the conversion of
+ * every argument to an array (lists, scalars, 0-d arrays, NEP 50's weak Python
+ * scalars), the axis, the shape updates must have and its broadcast, the
+ * same_kind cast and out= -- all before anything is written.  The result is an
+ * so_args that the layers below trust; a wrong call raises through so_fail
+ * (errors.c) with the fields of its message.
+ */
+#include "py/py.h"
+
+
+/* ---- arrays ---------------------------------------------------------------- */
+
+static int
+check_include_self(const char *func, PyObject *v)
+{
+    if (v == Py_True || v == Py_False) return v == Py_True;
+    if (PyArray_IsScalar(v, Bool)) return PyObject_IsTrue(v);
+    return so_fail("include_self_type", func, "{sO}", "got", (PyObject *)Py_TYPE(v));
+}
+
+/* axis: an int, or a 0-d / 1-element integer array; in [-r, r); returns it in
+ * [0, r) or -1 with the error raised. */
+static int
+parse_axis(const char *func, PyObject *axis, int r)
+{
+    PyObject *v = axis, *item = NULL;
+    Py_ssize_t a;
+    if (axis == NULL) return 0;
+    if (PyArray_Check(axis)) {
+        PyArrayObject *arr = (PyArrayObject *)axis;
+        if (PyArray_SIZE(arr) != 1 || PyArray_NDIM(arr) > 1 ||
+                !PyTypeNum_ISINTEGER(PyArray_TYPE(arr))) {
+            PyObject *shape = SHAPE(arr);
+            if (shape == NULL) return -1;
+            return so_fail("axis_array", func, "{sOsN}", "dtype", (PyObject *)PyArray_DESCR(arr),
+                           "shape", shape);
+        }
+        item = PyArray_GETITEM(arr, PyArray_BYTES(arr));
+        if (item == NULL) return -1;
+        v = item;
+    }
+    if (PyBool_Check(v) || PyArray_IsScalar(v, Bool)) {
+        Py_XDECREF(item);
+        return so_fail("axis_bool", func, NULL);
+    }
+    a = PyNumber_AsSsize_t(v, PyExc_OverflowError);
+    if (a == -1 && PyErr_Occurred()) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Clear();
+            Py_XDECREF(item);
+            return so_fail("axis_type", func, "{sO}", "got", (PyObject *)Py_TYPE(axis));
+        }
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            Py_XDECREF(item);
+            return -1;
+        }
+        PyErr_Clear();
+        a = PY_SSIZE_T_MAX;               /* out of range whatever r is */
+    }
+    if (a < -r || a >= r) {
+        PyObject *shown = item != NULL ? item : v;
+        int rc;
+        Py_INCREF(shown);
+        rc = so_fail("axis_range", func, "{sNsi}", "axis", shown, "ndim", r);
+        Py_XDECREF(item);
+        return rc;
+    }
+    Py_XDECREF(item);
+    return (int)(a < 0 ? a + r : a);
+}
+
+/* The shape updates must have (API: "What each operation writes"), into req;
+ * its rank, or -1 with the error raised. */
+static int
+required_shape(const char *func, int kind, PyArrayObject *data, PyArrayObject *idx, int axis,
+               npy_intp *req)
+{
+    int r = PyArray_NDIM(data), q = PyArray_NDIM(idx), d, ur;
+    const npy_intp *ds = PyArray_DIMS(data), *is = PyArray_DIMS(idx);
+    if (kind == SO_ND) {
+        npy_intp k;
+        if (q < 1) return so_fail("nd_indices_rank", func, NULL);
+        k = is[q - 1];
+        if (k > r) {
+            return so_fail("nd_k", func, "{snsNsisN}", "k", (Py_ssize_t)k, "indices_shape", SHAPE(idx),
+                           "r", r, "data_shape", SHAPE(data));
+        }
+        ur = q - 1 + r - (int)k;
+        if (ur > SO_MAXDIMS) goto too_many;
+        for (d = 0; d < q - 1; d++) req[d] = is[d];
+        for (d = (int)k; d < r; d++) req[q - 1 + d - k] = ds[d];
+        return ur;
+    }
+    if (kind == SO_UPDATE) {
+        ur = r - 1 + q;
+        if (ur > SO_MAXDIMS) goto too_many;
+        for (d = 0; d < axis; d++) req[d] = ds[d];
+        for (d = 0; d < q; d++) req[axis + d] = is[d];
+        for (d = axis + 1; d < r; d++) req[d - 1 + q] = ds[d];
+        return ur;
+    }
+    if (q != r) {
+        return so_fail("elements_rank", func, "{sisNsisN}", "r", r, "data_shape", SHAPE(data),
+                       "q", q, "indices_shape", SHAPE(idx));
+    }
+    for (d = 0; d < r; d++) {
+        if (d != axis && is[d] > ds[d]) {
+            return so_fail("elements_shape", func, "{sisnsnsNsNsi}", "d", d, "n", (Py_ssize_t)is[d],
+                           "size", (Py_ssize_t)ds[d], "indices_shape", SHAPE(idx),
+                           "data_shape", SHAPE(data), "axis", axis);
+        }
+        req[d] = is[d];
+    }
+    return r;
+too_many:
+    return so_fail("updates_rank", func, "{sNsNsi}", "data_shape", SHAPE(data),
+                   "indices_shape", SHAPE(idx), "maxdims", SO_MAXDIMS);
+}
+
+/* NEP 50: a Python bool, int, float or complex is "weak": it takes data's dtype
+ * where its kind fits (as np.add(a, 5, out=a, casting="same_kind") does). */
+static int
+weak_scalar(PyObject *u, char kind)
+{
+    const char *kinds = Py_IS_TYPE(u, &PyBool_Type) ? "biufc"
+                        : PyLong_CheckExact(u) ? "iufc"
+                        : PyFloat_CheckExact(u) ? "fc"
+                        : PyComplex_CheckExact(u) ? "c" : "";
+    return kind != '\0' && strchr(kinds, kind) != NULL;
+}
+
+/* A Python int fits an integer dtype of itemsize bytes: 1, 0, or -1 (error). */
+static int
+int_fits(PyObject *u, PyArray_Descr *d)
+{
+    int ovf, bits = (int)PyDataType_ELSIZE(d) * 8;
+    long long v = PyLong_AsLongLongAndOverflow(u, &ovf);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    if (d->kind == 'i') {
+        if (ovf) return 0;
+        return bits >= 64 || (v >= -(1LL << (bits - 1)) && v < (1LL << (bits - 1)));
+    }
+    if (ovf < 0 || (!ovf && v < 0)) return 0;
+    if (ovf > 0) {
+        unsigned long long w = PyLong_AsUnsignedLongLong(u);
+        if (w == (unsigned long long)-1 && PyErr_Occurred()) {
+            if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
+            PyErr_Clear();
+            return 0;
+        }
+        return bits >= 64;
+    }
+    return bits >= 64 || v < (1LL << bits);
+}
+
+/* updates as data's dtype, broadcast to the required shape req (rank ur). */
+static PyArrayObject *
+parse_updates(const char *func, int kind, PyObject *updates, PyArrayObject *data,
+              PyArrayObject *idx, int axis, const npy_intp *req, int ur)
+{
+    PyArray_Descr *dd = PyArray_DESCR(data);
+    PyArrayObject *u, *v;
+    npy_intp strides[SO_MAXDIMS];
+    int d, un, same = 1;
+    if (weak_scalar(updates, dd->kind)) {
+        if (PyLong_CheckExact(updates) && (dd->kind == 'i' || dd->kind == 'u')) {
+            int fits = int_fits(updates, dd);
+            if (fits < 0) return NULL;
+            if (!fits) {
+                so_fail("updates_int_range", func, "{sOsO}", "value", updates, "dtype", (PyObject *)dd);
+                return NULL;
+            }
+        }
+        Py_INCREF(dd);
+        u = (PyArrayObject *)PyArray_FromAny(updates, dd, 0, 0, 0, NULL);
+        if (u == NULL) {
+            so_fail_converting(func, "updates");
+            return NULL;
+        }
+    }
+    else {
+        u = so_as_array(func, "updates", updates);
+        if (u == NULL) return NULL;
+    }
+    if (!PyArray_EquivTypes(PyArray_DESCR(u), dd)) {
+        /* an empty updates (`[]` is float64) has no value to cast */
+        if (PyArray_SIZE(u) && !PyArray_CanCastTypeTo(PyArray_DESCR(u), dd, NPY_SAME_KIND_CASTING)) {
+            so_fail("updates_cast", func, "{sOsO}", "from", (PyObject *)PyArray_DESCR(u),
+                    "to", (PyObject *)dd);
+            Py_DECREF(u);
+            return NULL;
+        }
+        Py_INCREF(dd);
+        v = (PyArrayObject *)PyArray_CastToType(u, dd, 0);
+        if (v == NULL) {
+            if (PyErr_ExceptionMatches(PyExc_UnicodeError)) {
+                PyObject *t, *e, *tb;
+                PyErr_Fetch(&t, &e, &tb);
+                PyErr_NormalizeException(&t, &e, &tb);
+                so_fail("updates_unicode", func, "{sOsOsO}", "from", (PyObject *)PyArray_DESCR(u),
+                        "to", (PyObject *)dd, "exc", e ? e : Py_None);
+                Py_XDECREF(t); Py_XDECREF(e); Py_XDECREF(tb);
+            }
+            Py_DECREF(u);
+            return NULL;
+        }
+        Py_DECREF(u);
+        u = v;
+    }
+    /* broadcast: a view with stride 0 along the dims updates lacks or has as 1 */
+    un = PyArray_NDIM(u);
+    if (un == ur) {
+        for (d = 0; d < ur && same; d++) same = PyArray_DIM(u, d) == req[d];
+        if (same) return u;
+    }
+    for (d = 0; d < ur && un <= ur; d++) {
+        int e = d - (ur - un);
+        if (e < 0) strides[d] = 0;
+        else if (PyArray_DIM(u, e) == req[d]) strides[d] = PyArray_STRIDE(u, e);
+        else if (PyArray_DIM(u, e) == 1) strides[d] = 0;
+        else break;
+    }
+    if (un > ur || d < ur) {
+        PyObject *got = SHAPE(u), *want = so_shape_tuple(ur, req);
+        Py_DECREF(u);
+        if (got == NULL || want == NULL) {
+            Py_XDECREF(got);
+            Py_XDECREF(want);
+            return NULL;
+        }
+        so_fail("updates_shape", func, "{sNsNsisNsNsi}", "got", got, "want", want, "kind", kind,
+                "data_shape", SHAPE(data), "indices_shape", SHAPE(idx), "axis", axis);
+        return NULL;
+    }
+    Py_INCREF(dd);
+    v = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, dd, ur, req, strides,
+                                              PyArray_BYTES(u), 0, NULL);
+    if (v == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_ValueError)) {
+            /* "array is too big": the required shape overflows intp */
+            PyObject *t, *e, *tb;
+            PyErr_Fetch(&t, &e, &tb);
+            PyErr_NormalizeException(&t, &e, &tb);
+            so_fail("updates_size", func, "{sNsO}", "want", so_shape_tuple(ur, req), "exc", e ? e : Py_None);
+            Py_XDECREF(t); Py_XDECREF(e); Py_XDECREF(tb);
+        }
+        Py_DECREF(u);
+        return NULL;
+    }
+    if (PyArray_SetBaseObject(v, (PyObject *)u) < 0) {    /* steals u, even on failure */
+        Py_DECREF(v);
+        return NULL;
+    }
+    return v;
+}
+
+static PyArrayObject *
+parse_out(const char *func, PyObject *out, PyArrayObject *data)
+{
+    PyArrayObject *o;
+    if (out == NULL || out == Py_None) return NULL;
+    if (!PyArray_Check(out)) {
+        so_fail("out_type", func, "{sO}", "got", (PyObject *)Py_TYPE(out));
+        return NULL;
+    }
+    o = (PyArrayObject *)out;
+    if (!PyArray_SAMESHAPE(o, data)) {
+        so_fail("out_shape", func, "{sNsN}", "got", SHAPE(o), "want", SHAPE(data));
+        return NULL;
+    }
+    if (!PyArray_EquivTypes(PyArray_DESCR(o), PyArray_DESCR(data))) {
+        so_fail("out_dtype", func, "{sOsO}", "got", (PyObject *)PyArray_DESCR(o),
+                "want", (PyObject *)PyArray_DESCR(data));
+        return NULL;
+    }
+    if (!PyArray_ISWRITEABLE(o)) {
+        so_fail("out_readonly", func, NULL);
+        return NULL;
+    }
+    Py_INCREF(o);
+    return o;
+}
+
+/* ---- the whole call -------------------------------------------------------- */
+
+void
+so_args_clear(so_args *a)
+{
+    Py_CLEAR(a->data);
+    Py_CLEAR(a->idx);
+    Py_CLEAR(a->given_idx);
+    Py_CLEAR(a->upd);
+    Py_CLEAR(a->out);
+}
+
+int
+so_args_parse(so_args *a, int kind, PyObject *data, PyObject *indices, PyObject *updates,
+              PyObject *axis, PyObject *reduction, PyObject *include_self, PyObject *out,
+              int nthreads)
+{
+    const char *func = so_func_names[kind];
+    npy_intp req[SO_MAXDIMS];
+    PyArrayObject *orig = NULL, *c;
+    int entry, ur;
+
+    memset(a, 0, sizeof *a);
+    a->kind = kind;
+    entry = so_parse_reduction(func, reduction);
+    if (entry < 0) return -1;
+    so_reduction_info(entry, &a->reduction, &a->op, &a->mean);
+    a->include_self = check_include_self(func, include_self);
+    if (a->include_self < 0) return -1;
+    a->data = so_as_array(func, "data", data);
+    if (a->data == NULL) goto fail;
+    if (PyArray_NDIM(a->data) == 0) {
+        so_fail("data_0d", func, NULL);
+        goto fail;
+    }
+    orig = so_parse_indices(func, indices);
+    if (orig == NULL) goto fail;
+    if (kind != SO_ND) {
+        a->axis = parse_axis(func, axis, PyArray_NDIM(a->data));
+        if (a->axis < 0) goto fail;
+    }
+    ur = required_shape(func, kind, a->data, orig, a->axis, req);
+    if (ur < 0) goto fail;
+    a->upd = parse_updates(func, kind, updates, a->data, orig, a->axis, req, ur);
+    if (a->upd == NULL) goto fail;
+    a->out = parse_out(func, out, a->data);
+    if (a->out == NULL && PyErr_Occurred()) goto fail;
+    if (so_check_reduction(func, entry, reduction, PyArray_DESCR(a->data)) < 0) goto fail;
+    a->idx = so_as_intp(func, orig);
+    if (a->idx == NULL) goto fail;
+    a->given_idx = orig;
+    orig = NULL;
+    if (a->out != NULL) {
+        /* as if updates and indices were copied first (indices may be a view of data) */
+        if (so_may_overlap(a->out, a->upd)) {
+            c = (PyArrayObject *)PyArray_NewCopy(a->upd, NPY_CORDER);
+            if (c == NULL) goto fail;
+            Py_SETREF(a->upd, c);
+        }
+        if (so_may_overlap(a->out, a->idx)) {
+            c = (PyArrayObject *)PyArray_NewCopy(a->idx, NPY_CORDER);
+            if (c == NULL) goto fail;
+            Py_SETREF(a->idx, c);
+        }
+    }
+    return 0;
+fail:
+    Py_XDECREF(orig);
+    so_args_clear(a);
+    return -1;
+}

@@ -1,0 +1,129 @@
+/*
+ * py/indices.c: the index array of a call -- an integer array (an empty one of
+ * any dtype is empty indices), its conversion to native intp, and the check of
+ * every value against its axis, whose IndexError names the value as the user
+ * gave it, its position, the axis and its size.
+ */
+#include "py/py.h"
+
+/* indices: an integer array; an empty array of another dtype (`[]` is float64)
+ * is empty indices. */
+PyArrayObject *
+so_parse_indices(const char *func, PyObject *indices)
+{
+    PyArrayObject *i = so_as_array(func, "indices", indices), *z;
+    PyArray_Descr *d;
+    if (i == NULL) return NULL;
+    d = PyArray_DESCR(i);
+    if (d->kind == 'i' || d->kind == 'u') return i;
+    if (PyArray_SIZE(i) == 0 && d->kind != 'V') {
+        z = (PyArrayObject *)PyArray_ZEROS(PyArray_NDIM(i), PyArray_DIMS(i), NPY_INTP, 0);
+        Py_DECREF(i);
+        return z;
+    }
+    so_fail("indices_dtype", func, "{sO}", "dtype", (PyObject *)d);
+    Py_DECREF(i);
+    return NULL;
+}
+
+/* indices as native intp; uint64 values above intp's range become intp's max
+ * (still out of range for every axis, so the check below reports them). */
+PyArrayObject *
+so_as_intp(const char *func, PyArrayObject *i)
+{
+    PyArray_Descr *d = PyArray_DESCR(i);
+    PyArrayObject *c;
+    if (PyArray_ISNBO(d->byteorder) && PyTypeNum_ISSIGNED(d->type_num) &&
+            PyDataType_ELSIZE(d) == (npy_intp)sizeof(npy_intp)) {
+        Py_INCREF(i);
+        return i;
+    }
+    if (PyTypeNum_ISUNSIGNED(d->type_num) && PyDataType_ELSIZE(d) >= (npy_intp)sizeof(npy_intp)) {
+        npy_intp n, j;
+        npy_uint64 *v;
+        c = (PyArrayObject *)PyArray_FromAny((PyObject *)i, PyArray_DescrFromType(NPY_UINT64), 0, 0,
+                                             NPY_ARRAY_CARRAY | NPY_ARRAY_ENSURECOPY, NULL);
+        if (c == NULL) goto fail;
+        n = PyArray_SIZE(c);
+        v = (npy_uint64 *)PyArray_DATA(c);
+        for (j = 0; j < n; j++) {
+            if (v[j] > (npy_uint64)NPY_MAX_INTP) v[j] = (npy_uint64)NPY_MAX_INTP;
+        }
+        i = (PyArrayObject *)PyArray_View(c, PyArray_DescrFromType(NPY_INTP), NULL);
+        Py_DECREF(c);
+        return i;
+    }
+    c = (PyArrayObject *)PyArray_CastToType(i, PyArray_DescrFromType(NPY_INTP), 0);
+    if (c != NULL) return c;
+fail:
+    if (PyErr_ExceptionMatches(PyExc_ValueError) || PyErr_ExceptionMatches(PyExc_MemoryError)) {
+        /* a broadcast view of narrow indices can hold more elements than an intp copy can */
+        PyObject *t, *e, *tb;
+        PyErr_Fetch(&t, &e, &tb);
+        PyErr_NormalizeException(&t, &e, &tb);
+        so_fail("indices_intp", func, "{sOsNsnsO}", "dtype", (PyObject *)d, "shape", so_shape_tuple(PyArray_NDIM(i), PyArray_DIMS(i)),
+                "size", (Py_ssize_t)PyArray_SIZE(i), "exc", e ? e : Py_None);
+        Py_XDECREF(t); Py_XDECREF(e); Py_XDECREF(tb);
+    }
+    return NULL;
+}
+
+/* The IndexError for the value at flat C-order position pos of the original
+ * indices (its value as the user gave it). */
+static int
+bad_index(const char *func, int kind, PyArrayObject *orig, npy_intp pos, PyArrayObject *data,
+          int axis)
+{
+    npy_intp coord[SO_MAXDIMS];
+    int q = PyArray_NDIM(orig), d;
+    char *p = PyArray_BYTES(orig);
+    PyObject *where, *value;
+    for (d = q - 1; d >= 0; d--) {
+        coord[d] = pos % PyArray_DIM(orig, d);
+        pos /= PyArray_DIM(orig, d);
+        p += coord[d] * PyArray_STRIDE(orig, d);
+    }
+    if (kind == SO_ND) axis = (int)coord[q - 1];
+    value = PyArray_GETITEM(orig, p);
+    where = so_shape_tuple(q, coord);
+    if (value == NULL || where == NULL) {
+        Py_XDECREF(value);
+        Py_XDECREF(where);
+        return -1;
+    }
+    return so_fail("index_range", func, "{sNsNsisn}", "where", where, "value", value, "axis", axis,
+                   "size", (Py_ssize_t)PyArray_DIM(data, axis));
+}
+
+int
+so_args_bounds(const so_args *a, npy_intp *bounds)
+{
+    int nbounds = 1, d;
+    if (a->kind == SO_ND) {
+        nbounds = (int)PyArray_DIM(a->idx, PyArray_NDIM(a->idx) - 1);
+        for (d = 0; d < nbounds; d++) bounds[d] = PyArray_DIM(a->data, d);
+    }
+    else {
+        bounds[0] = PyArray_DIM(a->data, a->axis);
+    }
+    return nbounds;
+}
+
+int
+so_args_check_indices(const so_args *a, int nthreads)
+{
+    npy_intp bounds[SO_MAXDIMS], pos;
+    int nbounds;
+    if (PyArray_SIZE(a->idx) == 0) return 0;
+    nbounds = so_args_bounds(a, bounds);
+    if (PyArray_SIZE(a->idx) >= SO_GIL_RELEASE_MIN) {
+        Py_BEGIN_ALLOW_THREADS
+        pos = so_find_bad_index(a->idx, bounds, nbounds, nthreads);
+        Py_END_ALLOW_THREADS
+    }
+    else {
+        pos = so_find_bad_index(a->idx, bounds, nbounds, 1);
+    }
+    return pos < 0 ? 0 : bad_index(so_func_names[a->kind], a->kind, a->given_idx, pos, a->data,
+                                   a->axis);
+}

@@ -1,0 +1,79 @@
+/*
+ * py/module.c: scatterops._core, the private C module: its functions, its
+ * constants and its initialisation.  The public functions themselves are made
+ * by make_public (public.c); everything a call does happens below that.
+ */
+#include "py/py.h"
+
+static PyObject *
+so_py_generic_calls(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyLong_FromUnsignedLong(so_generic_calls);
+}
+
+static PyObject *
+so_py_copy(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    return so_output_cache_copy(arg, so_settings_threads());
+}
+
+static PyMethodDef so_methods[] = {
+    {"make_public", so_make_public, METH_VARARGS,
+     "make_public(name, kind, doc, module, /)\n--\n\n"
+     "The public function of kind (0 update, 1 nd, 2 elements), in C."},
+    {"set_hooks", so_set_hooks, METH_VARARGS,
+     "set_hooks(error, generic, /)\n--\n\n"
+     "The Python helpers the core calls: error(code, func, fields) makes an exception;\n"
+     "generic(out, targets, updates, reduction, include_self, mean) runs NumPy's ufunc.at\n"
+     "for the dtypes without a C loop."},
+    {"generic_calls", so_py_generic_calls, METH_NOARGS,
+     "generic_calls()\n--\n\nHow many calls went to the NumPy fallback (dtypes without a C loop)."},
+    {"set_num_threads", so_py_set_num_threads, METH_O,
+     "set_num_threads(n, /)\n--\n\nThreads a large call may use."},
+    {"get_num_threads", so_py_get_num_threads, METH_NOARGS,
+     "get_num_threads()\n--\n\nThreads a large call may use."},
+    {"copy", so_py_copy, METH_O,
+     "copy(a, /)\n--\n\nA C-ordered copy of the ndarray a (large ones in the output cache's memory)."},
+    {"output_cache_info", so_output_cache_info, METH_NOARGS,
+     "output_cache_info()\n--\n\nThe cache of freed output blocks: limit, blocks, bytes, hits, misses."},
+    {NULL, NULL, 0, NULL}
+};
+
+static int
+so_exec(PyObject *m)
+{
+    PyObject *table;
+    int rc;
+    if (so_import_numpy() < 0 || so_args_init() < 0 || so_output_cache_init() < 0) {
+        return -1;
+    }
+    /* {accepted reduction name: canonical name}, for the messages and the stubs */
+    table = so_reduction_table();
+    rc = table == NULL ? -1 : PyModule_AddObjectRef(m, "REDUCTIONS", table);
+    Py_XDECREF(table);
+    return rc;
+}
+
+static PyModuleDef_Slot so_slots[] = {
+    {Py_mod_exec, so_exec},
+    {0, NULL}
+};
+
+static struct PyModuleDef so_module = {
+    PyModuleDef_HEAD_INIT,
+    "scatterops._core",
+    "Private C core of scatterops. Use the scatterops package.",
+    0,
+    so_methods,
+    so_slots,
+    NULL, NULL, NULL
+};
+
+PyMODINIT_FUNC
+PyInit__core(void)
+{
+    return PyModuleDef_Init(&so_module);
+}

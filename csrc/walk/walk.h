@@ -1,0 +1,92 @@
+/*
+ * walk/walk.h: the walk of a plan -- the loop that writes memory -- on one
+ * thread or split over several by output ownership, the copy of data fused into
+ * it, and the mean's driver.  No Python calls unless the kernel needs the GIL;
+ * every thread count is a parameter.
+ *
+ * walk.c     so_run: the groups in C order, a kernel call per block row
+ * owned.c    a thread's share by index value: branch-free compaction of the
+ *            owned groups (scalar, AVX-512, AVX2) and their walk
+ * split.c    choosing the split, the tasks, the checked owned walk
+ * fused.c    out of place: the copy of data and the walk in one pass
+ * mean.c     reduction "mean": counting hits, the division of the hit blocks
+ */
+#ifndef SO_WALK_H
+#define SO_WALK_H
+
+#include "base/base.h"
+#include "kernels/kernels.h"
+#include "plan/plan.h"
+
+/*
+ * The per-call state of one walk (one thread's share): a copy of the plan,
+ * narrowed to the share, and what the walk does besides applying updates.
+ * With owned set, only the groups whose first index component (wrapped) lies
+ * in [own_lo, own_hi) are applied; the others belong to another thread.
+ */
+typedef struct so_walk so_walk;
+/* called by each owner after its walk, with its own walk (finish_ctx beside) */
+typedef void (*so_walk_hook)(const so_walk *w, void *ctx);
+
+struct so_walk {
+    so_plan plan;
+    int owned;
+    npy_intp own_lo, own_hi;
+    /* with owned: when not NULL, every index value is checked as it is read
+     * (k == 1, no mask), a bad one sets *bad and is applied as 0 (py/fast.c drops
+     * the fresh result then) */
+    int *bad;
+    /* with owned, one component, no mask: when not NULL, hits[v] counts the
+     * applied groups whose index value is v (reduction "mean", walk/mean.c) */
+    npy_intp *hits;
+    /* with owned: when not NULL, run by the owner right after its walk, while
+     * its blocks are still in its cache (the mean's division, walk/mean.c) */
+    so_walk_hook finish;
+    void *finish_ctx;
+};
+
+/* walk.c: the walk of the whole plan on this thread. */
+void so_run(const so_plan *p, const so_kernel *kn);
+/* walk.c: the walk of w->plan with w's state (its share, checks, counts), then
+ * w's finish hook if it is an owner. */
+void so_walk_run(const so_walk *w, const so_kernel *kn);
+
+/* split.c: the walk split over up to nthreads threads by output ownership;
+ * returns the number of threads that ran. */
+int so_run_threaded(const so_plan *p, const so_kernel *kn, int nthreads);
+/* split.c: whether so_run_threaded splits this plan by index value, and that
+ * split with every index checked as it is read (only for plans with one index
+ * component and no mask): returns 0 if an index was out of range, the out
+ * then holds garbage; -1 (nothing done) if the plan is not split that way. */
+int so_owned_split_applies(const so_plan *p, const so_kernel *kn, int nthreads);
+int so_run_owned_checked(const so_plan *p, const so_kernel *kn, int nthreads);
+/* split.c: that split with each owner counting the hits of its index values
+ * in hits (isize[0] entries, zeroed) and then calling finish(w, ctx); returns
+ * 1, or 0 (nothing done) if the plan is not split that way. */
+int so_run_owned_counting(const so_plan *p, const so_kernel *kn, int nthreads, npy_intp *hits,
+                          so_walk_hook finish, void *ctx);
+/* split.c: p narrowed to [lo, hi) of dim (a group dim, or gnd + a block dim). */
+void so_narrow(so_plan *p, int dim, npy_intp lo, npy_intp hi);
+
+/* fused.c: out of place, out fresh and laid out as data (src, nbytes): copy
+ * data into out and run the plan in one pass over bands of out, on up to
+ * nthreads threads; returns 0, having done nothing, if the plan does not own
+ * bands of out (copy, then so_run_threaded). */
+int so_run_copying(const so_plan *p, const so_kernel *kn, int nthreads, const char *src,
+                   npy_intp nbytes);
+
+/* mean.c: reduction "mean" in place on p->out with the add kernel: counts the
+ * hits per destination slice, adds, divides.  Returns 1 having done the whole
+ * mean, 0 having done nothing (the plan is not of that shape: the caller counts
+ * per element). */
+int so_mean_run(const so_plan *p, const so_kernel *add, PyArray_Descr *d, int include_self,
+                int nthreads);
+/* mean.c: divide the block at each destination of hits (from so_count_hits) by
+ * its count + include_self, at every combination of the first lead group dims. */
+void so_mean_finish_hits(const so_plan *p, PyArray_Descr *d, int lead, const npy_intp *hits,
+                         npy_intp nhits, int include_self, int nthreads);
+/* mean.c: out (any strides) /= counts + include_self where counts (npy_intp, of
+ * out's shape) > 0, for the dtypes with a division loop (else does nothing). */
+void so_mean_finish(PyArrayObject *out, PyArrayObject *counts, int include_self);
+
+#endif
