@@ -122,6 +122,7 @@ so_assign_kernel(so_kernel *kn, npy_intp itemsize, int is_object)
     kn->itemsize = itemsize;
     kn->needs_gil = is_object;
     kn->list = NULL;
+    kn->first = NULL;
     if (is_object) {
         kn->block = assign_block_object;
         kn->elem = assign_elem_object;

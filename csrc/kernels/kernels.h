@@ -30,10 +30,21 @@ typedef void (*so_elem_fn)(char *o, npy_intp os, const char *idx, npy_intp is,
 typedef void (*so_list_fn)(char *o, const char *u, const npy_intp *oo, const npy_intp *uo,
                            npy_intp n, npy_intp isz);
 
+/*
+ * first(o, os, idx, is, size, aos, m, ms, ams, u, us, n): elem with
+ * include_self=False -- with m the mask of hit elements (uint8, byte strides
+ * ms per group and ams per index step like os and aos), an element whose
+ * mask byte is 0 takes the update and is marked, a marked one combines.
+ */
+typedef void (*so_first_fn)(char *o, npy_intp os, const char *idx, npy_intp is,
+                            npy_intp size, npy_intp aos, char *m, npy_intp ms, npy_intp ams,
+                            const char *u, npy_intp us, npy_intp n);
+
 typedef struct {
     so_block_fn block;
     so_elem_fn elem;      /* may be NULL: the walk then calls block per element */
     so_list_fn list;      /* may be NULL: the walk then calls block per element */
+    so_first_fn first;    /* may be NULL: the walk then calls block per element */
     npy_intp itemsize;
     int needs_gil;        /* object dtype: reference counts need the GIL */
 } so_kernel;

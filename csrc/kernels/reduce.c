@@ -205,6 +205,25 @@ NAME##_##OP##_elem(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp 
     }                                                                                 \
 }                                                                                     \
 ATTR static void                                                                      \
+NAME##_##OP##_first(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp size,\
+                    npy_intp aos, char *m, npy_intp ms, npy_intp ams, const char *u,  \
+                    npy_intp us, npy_intp n)                                          \
+{                                                                                     \
+    npy_intp i;                                                                       \
+    T x, y;                                                                           \
+    for (i = 0; i < n; i++) {                                                         \
+        npy_intp j = so_clamp(so_load_intp(idx + i * is), size);                      \
+        char *p = o + i * os + j * aos, *mk = m + i * ms + j * ams;                   \
+        memcpy(&y, u + i * us, sizeof(T));                                            \
+        if (*mk) {                                                                    \
+            memcpy(&x, p, sizeof(T));                                                 \
+            y = NAME##_##OP(x, y);                                                    \
+        }                                                                             \
+        *mk = 1;                                                                      \
+        memcpy(p, &y, sizeof(T));                                                     \
+    }                                                                                 \
+}                                                                                     \
+ATTR static void                                                                      \
 NAME##_##OP##_list(char *o, const char *u, const npy_intp *oo, const npy_intp *uo,   \
                    npy_intp n, npy_intp isz)                                          \
 {                                                                                     \
@@ -261,6 +280,7 @@ typedef struct {
     so_block_fn block[SO_NOPS];
     so_elem_fn elem[SO_NOPS];
     so_list_fn list[SO_NOPS];
+    so_first_fn first[SO_NOPS];
 } so_row;
 
 #define ROW(NAME, T)                                                                  \
@@ -270,7 +290,9 @@ typedef struct {
         {NULL, NAME##_add_elem, NAME##_sub_elem, NAME##_mul_elem,                     \
          NAME##_max_elem, NAME##_min_elem, NULL},                                     \
         {NULL, NAME##_add_list, NAME##_sub_list, NAME##_mul_list,                     \
-         NAME##_max_list, NAME##_min_list, NULL}};
+         NAME##_max_list, NAME##_min_list, NULL},                                     \
+        {NULL, NAME##_add_first, NAME##_sub_first, NAME##_mul_first,                  \
+         NAME##_max_first, NAME##_min_first, NULL}};
 SO_NUMERIC_TYPES(ROW)
 #ifdef SO_HAVE_F16C
 ROW(f16c, npy_half)
@@ -278,7 +300,8 @@ ROW(f16c, npy_half)
 static const so_row row_b = {
     {NULL, b_add_block, NULL, b_mul_block, b_max_block, b_min_block, NULL},
     {NULL, b_add_elem, NULL, b_mul_elem, b_max_elem, b_min_elem, NULL},
-    {NULL, b_add_list, NULL, b_mul_list, b_max_list, b_min_list, NULL}};
+    {NULL, b_add_list, NULL, b_mul_list, b_max_list, b_min_list, NULL},
+    {NULL, b_add_first, NULL, b_mul_first, b_max_first, b_min_first, NULL}};
 
 /* Type characters with typed kernels (native byte order): Python routes the
  * others to the generic path. */
@@ -333,6 +356,8 @@ so_reduce_kernel(so_kernel *kn, PyArray_Descr *descr, int op)
         kn->block = cnt_count_block;
         kn->elem = cnt_count_elem;
         kn->list = cnt_count_list;
+        kn->first = NULL;            /* counts are never masked */
+        (void)cnt_count_first;
         kn->itemsize = sizeof(npy_intp);
         kn->needs_gil = 0;
         return 1;
@@ -347,6 +372,7 @@ so_reduce_kernel(so_kernel *kn, PyArray_Descr *descr, int op)
     kn->block = row->block[op];
     kn->elem = row->elem[op];
     kn->list = row->list[op];
+    kn->first = row->first[op];
     kn->itemsize = PyDataType_ELSIZE(descr);
     kn->needs_gil = 0;
     return 1;

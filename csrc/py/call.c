@@ -364,7 +364,7 @@ flat_targets(const so_args *a, PyArrayObject *work)
 {
     PyArrayObject *t;
     so_plan *plan;
-    so_kernel rec = {record_block, NULL, NULL, sizeof(npy_intp), 0};
+    so_kernel rec = {record_block, NULL, NULL, NULL, sizeof(npy_intp), 0};
     npy_intp n, j, *v, base = (npy_intp)PyArray_BYTES(work), isz = PyArray_ITEMSIZE(work);
     t = (PyArrayObject *)PyArray_EMPTY(PyArray_NDIM(a->upd), PyArray_DIMS(a->upd), NPY_INTP, 0);
     if (t == NULL) return NULL;

@@ -57,6 +57,30 @@ run_row(const so_plan *p, const so_walk *w, const so_kernel *kn, char *o, const 
         kn->elem(o, gso, pi, gsi, p->isize[0], p->is_out[0], u, gsu, n, kn->itemsize);
         return;
     }
+    if (p->bnd == 0 && p->k == 1 && m != NULL && kn->first != NULL) {
+        /* one element per group with include_self=False, the typed loop: 1000
+         * adds into 1000 float64 took 5.6 us element by element, 3.6 us with
+         * the loop below */
+        kn->first(o, gso, pi, gsi, p->isize[0], p->is_out[0], m, gsm, p->is_mask[0], u, gsu, n);
+        return;
+    }
+    if (p->bnd == 0 && p->k == 1 && m != NULL) {
+        /* the same for kernels without that loop */
+        const npy_intp size = p->isize[0], ios = p->is_out[0], ims = p->is_mask[0];
+        for (i = 0; i < n; i++) {
+            npy_intp v = so_wrap(so_load_intp(pi + i * gsi), size);
+            char *oi = o + i * gso + v * ios, *mi = m + i * gsm + v * ims;
+            const char *ui = u + i * gsu;
+            if (*mi) {
+                kn->block(oi, 0, ui, 0, 1, kn->itemsize);
+            }
+            else {
+                *mi = 1;
+                memcpy(oi, ui, (size_t)kn->itemsize);
+            }
+        }
+        return;
+    }
     for (i = 0; i < n; i++) {
         npy_intp oo, mo;
         if (i + SO_PREFETCH_AHEAD < n) {
