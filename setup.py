@@ -7,7 +7,8 @@ written relative to csrc/ ("base/base.h").
 NPY_TARGET_VERSION is pinned to NumPy 1.25 so a wheel built against NumPy 2.x
 imports under the oldest NumPy that pyproject.toml claims.  Set
 SCATTEROPS_WERROR=1 to turn warnings into errors (CI does; the shipped build
-does not), SCATTEROPS_CFLAGS to add flags (for example the sanitizers).
+does not), SCATTEROPS_CFLAGS / SCATTEROPS_LDFLAGS to add flags (for example the
+sanitizers), SCATTEROPS_LTO=0 to build without link-time optimisation.
 """
 import os
 import shlex
@@ -27,12 +28,18 @@ if int(setuptools.__version__.split(".")[0]) < 77:
 
 npymath_dir = os.path.join(os.path.dirname(np.get_include()), "lib")
 
-cflags = ["-std=c11", "-O3", "-ffp-contract=off", "-fno-strict-aliasing",
-          "-Wall", "-Wextra", "-Wno-unused-parameter"]
+# -fvisibility=hidden and -flto: the C core is many small files in layers; hidden
+# symbols make the calls between them direct (no PLT) and link-time optimisation
+# inlines across them, which the per-call cost of a small call depends on (a
+# 4-update in-place add: 131 ns as separate objects, 108 ns like this; PyInit__core
+# is exported by PyMODINIT_FUNC)
+lto = ["-flto=auto"] if os.environ.get("SCATTEROPS_LTO", "1") != "0" else []
+cflags = ["-std=c11", "-O3", "-ffp-contract=off", "-fno-strict-aliasing", "-fvisibility=hidden",
+          "-Wall", "-Wextra", "-Wno-unused-parameter"] + lto
 if os.environ.get("SCATTEROPS_WERROR"):
     cflags.append("-Werror")
 cflags += shlex.split(os.environ.get("SCATTEROPS_CFLAGS", ""))
-ldflags = shlex.split(os.environ.get("SCATTEROPS_LDFLAGS", ""))
+ldflags = (["-O3"] + lto if lto else []) + shlex.split(os.environ.get("SCATTEROPS_LDFLAGS", ""))
 
 core = Extension(
     "scatterops._core",

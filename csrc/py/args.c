@@ -125,7 +125,9 @@ too_many:
 static int
 weak_scalar(PyObject *u, char kind)
 {
-    const char *kinds = Py_IS_TYPE(u, &PyBool_Type) ? "biufc"
+    const char *kinds;
+    if (PyArray_Check(u)) return 0;
+    kinds = Py_IS_TYPE(u, &PyBool_Type) ? "biufc"
                         : PyLong_CheckExact(u) ? "iufc"
                         : PyFloat_CheckExact(u) ? "fc"
                         : PyComplex_CheckExact(u) ? "c" : "";
@@ -331,11 +333,14 @@ so_args_parse(so_args *a, int kind, PyObject *data, PyObject *indices, PyObject 
     if (a->upd == NULL) goto fail;
     a->out = parse_out(func, out, a->data);
     if (a->out == NULL && PyErr_Occurred()) goto fail;
-    if (so_check_reduction(func, entry, reduction, PyArray_DESCR(a->data)) < 0) goto fail;
+    a->typed = so_check_reduction(func, entry, reduction, PyArray_DESCR(a->data), &a->kn);
+    if (a->typed < 0) goto fail;
     a->idx = so_as_intp(func, orig);
     if (a->idx == NULL) goto fail;
     a->given_idx = orig;
     orig = NULL;
+    a->nupd = PyArray_SIZE(a->upd);
+    a->nidx = PyArray_SIZE(a->idx);
     if (a->out != NULL) {
         /* as if updates and indices were copied first (indices may be a view of data) */
         if (so_may_overlap(a->out, a->upd)) {

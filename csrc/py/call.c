@@ -174,12 +174,12 @@ fresh_checked(const so_args *a, const so_kernel *kn, int nthreads)
     PyArrayObject *data = a->data, *r = NULL;
     int bad = 0;
     if (!PyArray_IS_C_CONTIGUOUS(data)) return NULL;
-    if (PyArray_SIZE(a->upd) >= SO_OVERLAP_MIN && nthreads > 1) {
+    if (a->nupd >= SO_OVERLAP_MIN && nthreads > 1) {
         r = checked_by_owners(a, kn, nthreads, &bad);
         if (r != NULL || PyErr_Occurred()) return r;
     }
-    if (!bad && a->kind != SO_UPDATE && PyArray_SIZE(a->idx) >= SO_OVERLAP_MIN &&
-            PyArray_SIZE(a->upd) == PyArray_SIZE(a->idx) &&
+    if (!bad && a->kind != SO_UPDATE && a->nidx >= SO_OVERLAP_MIN &&
+            a->nupd == a->nidx &&
             PyArray_NBYTES(data) < SO_FUSED_MIN_BYTES && nthreads > 1) {
         r = checked_while_walking(a, kn, &bad);
         if (r != NULL || PyErr_Occurred()) return r;
@@ -190,27 +190,13 @@ fresh_checked(const so_args *a, const so_kernel *kn, int nthreads)
 
 /* ---- the walk ---------------------------------------------------------------- */
 
-/* A plan on the heap (it is large), or NULL with an exception set. */
-static so_plan *
-new_plan(const so_args *a, PyArrayObject *out, PyArrayObject *upd, PyArrayObject *mask)
+/* The plan of this call into out (updates upd, mask or NULL), or -1 raised.
+ * Plans live on the stack (6 KiB): a heap one cost a tenth of a tiny call. */
+static int
+make_plan(so_plan *plan, const so_args *a, PyArrayObject *out, PyArrayObject *upd,
+          PyArrayObject *mask)
 {
-    so_plan *plan = PyMem_RawMalloc(sizeof *plan);
-    if (plan == NULL) {
-        PyErr_NoMemory();
-        return NULL;
-    }
-    if (so_make_plan(plan, a->kind, out, a->idx, upd, a->axis, mask) < 0) {
-        PyMem_RawFree(plan);
-        return NULL;
-    }
-    return plan;
-}
-
-static void
-free_plan(so_plan *plan)
-{
-    free(plan->win);
-    PyMem_RawFree(plan);
+    return so_make_plan(plan, a->kind, out, a->idx, upd, a->axis, mask);
 }
 
 /* The walk of plan with kn: on this thread with the GIL for a small call or a
@@ -240,47 +226,40 @@ apply_mean(const so_args *a, PyArrayObject *out, const so_kernel *kn, PyArrayObj
 {
     PyArray_Descr *od = PyArray_DESCR(out);
     PyArrayObject *counts;
-    so_plan *plan, *cplan;
+    so_plan plan, cplan;
     so_kernel ck;
-    npy_intp n = PyArray_SIZE(a->upd);
+    npy_intp n = a->nupd;
     /* a small call into a small out: counts per element, no threads, no GIL
      * dance (4 to 1000 updates: the hits per slice cost more to set up) */
     int small = n < SO_GIL_RELEASE_MIN && PyArray_SIZE(out) <= 4 * n + 1024, done = 0;
 
-    plan = new_plan(a, out, a->upd, mask);
-    if (plan == NULL) return -1;
+    if (make_plan(&plan, a, out, a->upd, mask) < 0) return -1;
     if (!small) {
         Py_BEGIN_ALLOW_THREADS
-        done = so_mean_run(plan, kn, od, a->include_self, nthreads);
+        done = so_mean_run(&plan, kn, od, a->include_self, nthreads);
         Py_END_ALLOW_THREADS
     }
-    if (done) {
-        free_plan(plan);
-        return 0;
-    }
+    if (done) return 0;
     /* hits counted element by element */
     counts = (PyArrayObject *)PyArray_ZEROS(PyArray_NDIM(out), PyArray_DIMS(out), NPY_INTP, 0);
-    cplan = counts ? new_plan(a, counts, a->upd, NULL) : NULL;
-    if (cplan == NULL) {
-        Py_XDECREF(counts);
-        free_plan(plan);
+    if (counts == NULL) return -1;
+    if (make_plan(&cplan, a, counts, a->upd, NULL) < 0) {
+        Py_DECREF(counts);
         return -1;
     }
     so_reduce_kernel(&ck, PyArray_DESCR(counts), SO_COUNT);
     if (small) {
-        so_run(cplan, &ck);
-        so_run(plan, kn);
+        so_run(&cplan, &ck);
+        so_run(&plan, kn);
         so_mean_finish(out, counts, a->include_self);
     }
     else {
         Py_BEGIN_ALLOW_THREADS
-        so_run_threaded(cplan, &ck, nthreads);
-        so_run_threaded(plan, kn, nthreads);
+        so_run_threaded(&cplan, &ck, nthreads);
+        so_run_threaded(&plan, kn, nthreads);
         so_mean_finish(out, counts, a->include_self);
         Py_END_ALLOW_THREADS
     }
-    free_plan(cplan);
-    free_plan(plan);
     Py_DECREF(counts);
     return 0;
 }
@@ -290,7 +269,7 @@ static int
 apply(const so_args *a, PyArrayObject *out, const so_kernel *kn, int nthreads)
 {
     PyArrayObject *mask = NULL;
-    so_plan *plan;
+    so_plan plan;
     int rc = 0;
     if (a->op != SO_NONE && !a->include_self) {
         /* which elements were hit: their first update is assigned, not combined */
@@ -300,9 +279,9 @@ apply(const so_args *a, PyArrayObject *out, const so_kernel *kn, int nthreads)
     if (a->mean) {
         rc = apply_mean(a, out, kn, mask, nthreads);
     }
-    else if ((plan = new_plan(a, out, a->upd, mask)) != NULL) {
-        walk(plan, kn, a->op, PyArray_SIZE(a->upd), nthreads);
-        free_plan(plan);
+    else if (make_plan(&plan, a, out, a->upd, mask) == 0) {
+        walk(&plan, kn, a->op, a->nupd, nthreads);
+        free(plan.win);
     }
     else {
         rc = -1;
@@ -363,18 +342,16 @@ static PyArrayObject *
 flat_targets(const so_args *a, PyArrayObject *work)
 {
     PyArrayObject *t;
-    so_plan *plan;
+    so_plan plan;
     so_kernel rec = {record_block, NULL, NULL, NULL, sizeof(npy_intp), 0};
     npy_intp n, j, *v, base = (npy_intp)PyArray_BYTES(work), isz = PyArray_ITEMSIZE(work);
     t = (PyArrayObject *)PyArray_EMPTY(PyArray_NDIM(a->upd), PyArray_DIMS(a->upd), NPY_INTP, 0);
     if (t == NULL) return NULL;
-    plan = new_plan(a, work, t, NULL);
-    if (plan == NULL) {
+    if (make_plan(&plan, a, work, t, NULL) < 0) {
         Py_DECREF(t);
         return NULL;
     }
-    so_run(plan, &rec);
-    free_plan(plan);
+    so_run(&plan, &rec);
     n = PyArray_SIZE(t);
     v = (npy_intp *)PyArray_DATA(t);
     for (j = 0; j < n; j++) v[j] = (v[j] - base) / isz;
@@ -397,36 +374,22 @@ apply_generic(const so_args *a, PyArrayObject *work)
 
 /* ---- the whole call ---------------------------------------------------------- */
 
-/* The kernel for this call: 1 a C kernel, 0 none (the NumPy fallback). */
-static int
-pick_kernel(const so_args *a, so_kernel *kn)
-{
-    PyArray_Descr *dd = PyArray_DESCR(a->data);
-    if (a->op == SO_NONE) {
-        if (PyDataType_REFCHK(dd) && dd->type_num != NPY_OBJECT) return 0;
-        so_assign_kernel(kn, PyDataType_ELSIZE(dd), dd->type_num == NPY_OBJECT);
-        return 1;
-    }
-    if (!so_reduce_kernel(kn, dd, a->op)) return 0;
-    return !a->mean || so_has_mean_kernel(dd);
-}
-
 PyObject *
 so_call_run(so_args *a, int nthreads)
 {
     PyArrayObject *data = a->data, *out = a->out, *work;
-    so_kernel kn;
-    int typed = pick_kernel(a, &kn), rc;
+    const so_kernel *kn = &a->kn;
+    int typed = a->typed, rc;
 
     if (typed && out == NULL && a->include_self && !a->mean) {
-        PyArrayObject *r = fresh_checked(a, &kn, nthreads);
+        PyArrayObject *r = fresh_checked(a, kn, nthreads);
         if (r != NULL || PyErr_Occurred()) return (PyObject *)r;
     }
     if (so_args_check_indices(a, nthreads) < 0) return NULL;
 
-    if (out == NULL && typed && a->include_self && !a->mean && PyArray_SIZE(a->upd) > 0 &&
+    if (out == NULL && typed && a->include_self && !a->mean && a->nupd > 0 &&
             PyArray_IS_C_CONTIGUOUS(data) && PyArray_NBYTES(data) >= SO_FUSED_MIN_BYTES) {
-        return (PyObject *)fresh_fused(a, &kn, nthreads);
+        return (PyObject *)fresh_fused(a, kn, nthreads);
     }
     /* where the updates go: out itself, or a fresh copy of data (a C-ordered
      * one for the fallback, and for an object reduction into out, whose
@@ -442,8 +405,8 @@ so_call_run(so_args *a, int nthreads)
         work = fresh_copy(data, nthreads);
         if (work == NULL) return NULL;
     }
-    if (PyArray_SIZE(a->upd) > 0) {
-        rc = typed ? apply(a, work, &kn, nthreads) : apply_generic(a, work);
+    if (a->nupd > 0) {
+        rc = typed ? apply(a, work, kn, nthreads) : apply_generic(a, work);
         if (rc < 0) {
             Py_DECREF(work);
             return NULL;

@@ -114,9 +114,9 @@ so_args_check_indices(const so_args *a, int nthreads)
 {
     npy_intp bounds[SO_MAXDIMS], pos;
     int nbounds;
-    if (PyArray_SIZE(a->idx) == 0) return 0;
+    if (a->nidx == 0) return 0;
     nbounds = so_args_bounds(a, bounds);
-    if (PyArray_SIZE(a->idx) >= SO_GIL_RELEASE_MIN) {
+    if (a->nidx >= SO_GIL_RELEASE_MIN) {
         Py_BEGIN_ALLOW_THREADS
         pos = so_find_bad_index(a->idx, bounds, nbounds, nthreads);
         Py_END_ALLOW_THREADS

@@ -32,6 +32,9 @@ typedef struct {
     PyArrayObject *given_idx; /* owned: indices as given (an integer array), for the message */
     PyArrayObject *upd;     /* owned: data's dtype and the required shape (maybe a broadcast view) */
     PyArrayObject *out;     /* owned: the user's out (checked), or NULL */
+    npy_intp nupd, nidx;    /* the number of update elements and of index values */
+    int typed;              /* kn is the C kernel of this call; 0: none (the NumPy fallback) */
+    so_kernel kn;
 } so_args;
 
 /* convert.c: the public names of the operations, by kind */
@@ -63,8 +66,11 @@ PyObject *so_shape_tuple(int nd, const npy_intp *dims);
  * its canonical name (borrowed), kernel op and whether it is the mean */
 int so_parse_reduction(const char *func, PyObject *r);
 void so_reduction_info(int entry, PyObject **canonical, int *op, int *mean);
-/* reductions.c: raise (-1) unless the reduction of entry is defined for d */
-int so_check_reduction(const char *func, int entry, PyObject *given, PyArray_Descr *d);
+/* reductions.c: raise (-1) unless the reduction of entry is defined for d;
+ * else 1 with *kn its C kernel (reduction "none": the assignment kernel of d's
+ * item size), or 0 if d has no C loop for it (the NumPy fallback runs it) */
+int so_check_reduction(const char *func, int entry, PyObject *given, PyArray_Descr *d,
+                       so_kernel *kn);
 /* reductions.c: the reduction names, {accepted name: canonical name} (module
  * constant), made by so_args_init (once, at import) */
 PyObject *so_reduction_table(void);

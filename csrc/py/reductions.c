@@ -143,18 +143,31 @@ numpy_has_loop(int op, PyArray_Descr *d)
     return ok;
 }
 
-/* API: a reduction is defined where NumPy's ufunc has the (dtype, dtype) -> dtype
- * loop; mean also needs a division rule (kinds i, u, f, c, m, O). */
+/* The contract: a reduction is defined where NumPy's ufunc has the (dtype,
+ * dtype) -> dtype loop; mean also needs a division rule (kinds i, u, f, c, m,
+ * O).  The C kernels exist exactly for loops NumPy has; other dtypes ask NumPy. */
 int
-so_check_reduction(const char *func, int entry, PyObject *given, PyArray_Descr *d)
+so_check_reduction(const char *func, int entry, PyObject *given, PyArray_Descr *d,
+                   so_kernel *kn)
 {
     int op = reduction_names[entry].op, mean = op == SO_MEAN_OP, has;
-    so_kernel kn;
-    if (op == SO_NONE) return 0;
+    if (op == SO_NONE) {
+        /* every dtype; structured dtypes holding objects take the fallback */
+        if (PyDataType_REFCHK(d) && d->type_num != NPY_OBJECT) return 0;
+        so_assign_kernel(kn, PyDataType_ELSIZE(d), d->type_num == NPY_OBJECT);
+        return 1;
+    }
     if (mean) op = SO_ADD;
-    has = so_reduce_kernel(&kn, d, op) ? 1 : numpy_has_loop(op, d);
-    if (has < 0) return -1;
-    if (has && (!mean || strchr("iufcmO", d->kind) != NULL)) return 0;
+    if (so_reduce_kernel(kn, d, op)) {
+        if (!mean) return 1;
+        if (d->kind != 'b') return so_has_mean_kernel(d);
+        has = 0;
+    }
+    else {
+        has = numpy_has_loop(op, d);
+        if (has < 0) return -1;
+        if (has && (!mean || strchr("iufcmO", d->kind) != NULL)) return 0;
+    }
     return so_fail("reduction_dtype", func, "{sOsOsOsO}", "reduction", canonicals[entry],
                    "given", given, "dtype", (PyObject *)d, "mean", mean ? Py_True : Py_False);
 }

@@ -141,6 +141,11 @@ walk(const so_plan *p, const so_walk *w, const so_kernel *kn)
         run_winners(p, kn);
         return;
     }
+    if (p->gnd <= 1) {
+        /* one row: most small calls */
+        run_row(p, w, kn, p->out, p->upd, p->idx, p->mask);
+        return;
+    }
     /* the outer group dims here, the innermost one in run_row */
     so_nd_init(&it, p->gnd > 0 ? p->gnd - 1 : 0, p->gshape, 4,
                (const npy_intp *const[]){p->gs_out, p->gs_upd, p->gs_idx, p->gs_mask});
