@@ -618,8 +618,9 @@ def _oracle_large(buf):
                        kw["include_self"], kw["out"])
     out = np.array(call.data, order="C", copy=True)
     if call.updates.size:
-        _generic.apply(out, _flat_targets(call, out), call.updates, call.reduction,
-                       call.include_self, call.reduction == "mean")
+        ufunc = None if call.reduction == "none" else _args.UFUNCS[call.reduction]
+        _generic.apply(out, _flat_targets(call, out), call.updates, ufunc, call.include_self,
+                       call.reduction == "mean")
     return None, out, [], (func, args, kw)
 
 

@@ -12,23 +12,20 @@ from __future__ import annotations
 
 import numpy as np
 
-#: the canonical reduction -> the NumPy ufunc it agrees with (mean sums with add)
-UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply,
-          "max": np.maximum, "min": np.minimum, "mean": np.add}
-
-
-def apply(out: np.ndarray, targets: np.ndarray, updates: np.ndarray, reduction: str,
-          include_self: bool, mean: bool) -> None:
-    """Apply the updates to ``out`` (C-contiguous, holding data) in update order.
+def apply(out: np.ndarray, targets: np.ndarray, updates: np.ndarray, ufunc, include_self: bool,
+          mean: bool) -> None:
+    """Apply the updates to ``out`` (C-contiguous, holding data) in update order: assign
+    them (``ufunc`` None, reduction "none"), or combine them with ``ufunc`` (the C core
+    passes the NumPy ufunc the reduction agrees with; a mean sums with ``np.add``).
     Like the C kernels, it raises no floating-point warnings."""
     with np.errstate(all="ignore"):
-        _apply(out.reshape(-1), targets.reshape(-1), updates.reshape(-1), reduction,
+        _apply(out.reshape(-1), targets.reshape(-1), updates.reshape(-1), ufunc,
                include_self, mean)
 
 
-def _apply(flat: np.ndarray, dest: np.ndarray, upd: np.ndarray, red: str, include_self: bool,
+def _apply(flat: np.ndarray, dest: np.ndarray, upd: np.ndarray, ufunc, include_self: bool,
            mean: bool) -> None:
-    if red == "none":
+    if ufunc is None:
         # the last write to an element wins: keep each destination's last update
         _, first_rev = np.unique(dest[::-1], return_index=True)
         last = dest.size - 1 - first_rev
@@ -41,7 +38,7 @@ def _apply(flat: np.ndarray, dest: np.ndarray, upd: np.ndarray, red: str, includ
         _, first = np.unique(dest, return_index=True)
         flat[dest[first]] = upd[first]
         rest[first] = False
-    UFUNCS[red].at(flat, dest[rest], upd[rest])
+    ufunc.at(flat, dest[rest], upd[rest])
     if mean:
         hit = counts > 0
         flat[hit] = mean_divide(flat[hit], counts[hit] + int(include_self), flat.dtype)

@@ -56,12 +56,9 @@ def _reduction_dtype(f: Dict[str, Any]) -> str:
     red, given = f["reduction"], f["given"]
     shown = repr(red) if given == red else f"{given!r} (that is, {red!r})"
     what = ("NumPy has no add loop or no division rule for it" if f["mean"]
-            else f"NumPy has no numpy.{_UFUNC_NAMES[red]} loop for it")
+            else f"NumPy has no numpy.{f['ufunc'].__name__} loop for it")
     return f"reduction={shown} is not defined for dtype {f['dtype']} ({what})"
 
-
-_UFUNC_NAMES = {"add": "add", "sub": "subtract", "mul": "multiply", "max": "maximum",
-                "min": "minimum", "mean": "add"}
 
 # code -> (exception class, message after "func: " or "func()", from the fields)
 _Text = Callable[[Dict[str, Any]], str]

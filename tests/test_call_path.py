@@ -219,3 +219,16 @@ def test_the_counter_counts_the_calls_without_a_c_loop(call):
     before = _core.generic_calls()
     call()
     assert _core.generic_calls() == before + 1
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "transposed"])
+@pytest.mark.parametrize("red", ["none", "add", "mean"])
+def test_a_subclass_comes_back_as_a_plain_ndarray(layout, red):
+    class Sub(np.ndarray):
+        pass
+
+    d = np.arange(24.0).reshape(4, 6)
+    d = {"contiguous": d, "strided": d[:, ::2], "transposed": d.T}[layout].view(Sub)
+    got = _in_c(lambda: so.scatter_update(d, [1, 0, 1], 2.0, reduction=red))
+    assert type(got) is np.ndarray and got.flags.c_contiguous
+    _same(got, reference.scatter_update(np.asarray(d), [1, 0, 1], 2.0, reduction=red))

@@ -45,7 +45,9 @@ fresh_copy(PyArrayObject *data, int nthreads)
         if (r != NULL) memcpy(PyArray_BYTES(r), PyArray_BYTES(data), (size_t)PyArray_NBYTES(data));
         return r;
     }
-    return (PyArrayObject *)PyArray_NewCopy(data, NPY_CORDER);
+    /* a plain ndarray, whatever subclass data is */
+    return (PyArrayObject *)PyArray_FromArray(data, NULL, NPY_ARRAY_CARRAY | NPY_ARRAY_ENSURECOPY |
+                                                          NPY_ARRAY_ENSUREARRAY);
 }
 
 /* ---- out of place, the index check fused with the walk ----------------------
@@ -366,8 +368,8 @@ apply_generic(const so_args *a, PyArrayObject *work)
     if (targets == NULL) return -1;
     so_generic_calls++;
     r = PyObject_CallFunction(so_hook_generic, "ONOOOO", (PyObject *)work, (PyObject *)targets,
-                              (PyObject *)a->upd, a->reduction, a->include_self ? Py_True : Py_False,
-                              a->mean ? Py_True : Py_False);
+                              (PyObject *)a->upd, so_reduction_ufunc(a->op),
+                              a->include_self ? Py_True : Py_False, a->mean ? Py_True : Py_False);
     Py_XDECREF(r);
     return r == NULL ? -1 : 0;
 }

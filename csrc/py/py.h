@@ -66,6 +66,8 @@ PyObject *so_shape_tuple(int nd, const npy_intp *dims);
  * its canonical name (borrowed), kernel op and whether it is the mean */
 int so_parse_reduction(const char *func, PyObject *r);
 void so_reduction_info(int entry, PyObject **canonical, int *op, int *mean);
+/* reductions.c: NumPy's ufunc for a kernel op (borrowed; None for SO_NONE) */
+PyObject *so_reduction_ufunc(int op);
 /* reductions.c: raise (-1) unless the reduction of entry is defined for d;
  * else 1 with *kn its C kernel (reduction "none": the assignment kernel of d's
  * item size), or 0 if d has no C loop for it (the NumPy fallback runs it) */

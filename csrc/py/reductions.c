@@ -33,6 +33,12 @@ so_reduction_info(int entry, PyObject **canonical, int *op, int *mean)
     *op = *mean ? SO_ADD : reduction_names[entry].op;
 }
 
+PyObject *
+so_reduction_ufunc(int op)
+{
+    return op > SO_NONE && op < SO_COUNT ? ufuncs[op] : Py_None;
+}
+
 int
 so_args_init(void)
 {
@@ -168,6 +174,7 @@ so_check_reduction(const char *func, int entry, PyObject *given, PyArray_Descr *
         if (has < 0) return -1;
         if (has && (!mean || strchr("iufcmO", d->kind) != NULL)) return 0;
     }
-    return so_fail("reduction_dtype", func, "{sOsOsOsO}", "reduction", canonicals[entry],
-                   "given", given, "dtype", (PyObject *)d, "mean", mean ? Py_True : Py_False);
+    return so_fail("reduction_dtype", func, "{sOsOsOsOsO}", "reduction", canonicals[entry],
+                   "given", given, "dtype", (PyObject *)d, "mean", mean ? Py_True : Py_False,
+                   "ufunc", ufuncs[op]);
 }
