@@ -129,7 +129,7 @@ MESSAGES: Dict[str, Tuple[type, _Text]] = {
 _BINDING = {"too_many_positional", "missing_positional", "unexpected_keyword", "multiple_values"}
 
 
-def _rewrapped(exc: BaseException, msg: str) -> BaseException:
+def rewrapped(exc: BaseException, msg: str) -> BaseException:
     """exc's class with msg -- or plain ValueError / TypeError for a subclass that is not
     built from one message (UnicodeDecodeError)."""
     try:
@@ -143,7 +143,7 @@ def _converting(func: str, name: str, exc: BaseException) -> BaseException:
     the argument's name; any other exception (the caller's own, from ``__array__``,
     ``__len__``, ...) is raised as it is, with a note that says which argument raised it."""
     if isinstance(exc, (ValueError, TypeError)):
-        return _rewrapped(exc, f"{func}: {name} could not be converted to an array: {exc}")
+        return rewrapped(exc, f"{func}: {name} could not be converted to an array: {exc}")
     if hasattr(exc, "add_note"):        # Python >= 3.11
         exc.add_note(f"{func}: raised while converting {name} to an array")
     return exc

@@ -14,6 +14,8 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
+from ._messages import rewrapped as _rewrapped
+
 try:  # NumPy >= 1.25
     from numpy.exceptions import AxisError
 except ImportError:  # pragma: no cover
@@ -52,15 +54,6 @@ class Call(NamedTuple):
     reduction: str            # canonical name
     include_self: bool
     out: Optional[np.ndarray]  # the user's out (checked), or None
-
-
-def _rewrapped(exc: Exception, msg: str) -> Exception:
-    """exc's class with msg -- or plain ValueError / TypeError for a subclass that is not
-    built from one message (UnicodeDecodeError)."""
-    try:
-        return type(exc)(msg)
-    except Exception:
-        return (ValueError if isinstance(exc, ValueError) else TypeError)(msg)
 
 
 def _asarray(func: str, name: str, value):

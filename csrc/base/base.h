@@ -49,6 +49,11 @@ int so_cpu_has(int feature);
  * task whose thread cannot be made runs on the calling thread).  Returns the
  * number of threads that ran. */
 int so_run_tasks(void *(*fn)(void *), void *tasks, size_t size, int n);
+/* threads.c: an array of *n tasks of size bytes for so_run_tasks, or -- when
+ * *n <= 1 or memory is short -- the caller's single task one, with *n set to 1;
+ * so_task_array_free(tasks, one) frees what it allocated. */
+void *so_task_array(void *one, size_t size, int *n);
+void so_task_array_free(void *tasks, void *one);
 
 /* copy.c: memcpy on up to nthreads threads (large copies only). */
 void so_parallel_copy(char *dst, const char *src, size_t nbytes, int nthreads);

@@ -254,21 +254,14 @@ void
 so_transpose_copy(char *dst, const char *src, npy_intp rows, npy_intp cols, npy_intp isz,
                   int nthreads)
 {
-    so_transpose_task one, *tasks = &one;
+    so_transpose_task one, *tasks;
     int t;
     size_t nbytes = (size_t)rows * (size_t)cols * (size_t)isz;
     if ((size_t)nthreads > nbytes / SO_MIN_COPY_PER_THREAD) {
         nthreads = (int)(nbytes / SO_MIN_COPY_PER_THREAD);
     }
     if (nthreads > rows / SO_TR_BAND) nthreads = (int)(rows / SO_TR_BAND);
-    if (nthreads < 1) nthreads = 1;
-    if (nthreads > 1) {
-        tasks = malloc(sizeof *tasks * (size_t)nthreads);
-        if (tasks == NULL) {
-            tasks = &one;
-            nthreads = 1;
-        }
-    }
+    tasks = so_task_array(&one, sizeof one, &nthreads);
     for (t = 0; t < nthreads; t++) {
         tasks[t].dst = dst;
         tasks[t].src = src;
@@ -279,5 +272,5 @@ so_transpose_copy(char *dst, const char *src, npy_intp rows, npy_intp cols, npy_
         tasks[t].isz = isz;
     }
     so_run_tasks(transpose_main, tasks, sizeof *tasks, nthreads);
-    if (tasks != &one) free(tasks);
+    so_task_array_free(tasks, &one);
 }

@@ -45,3 +45,25 @@ so_run_tasks(void *(*fn)(void *), void *tasks, size_t size, int n)
     free(started);
     return used;
 }
+
+void *
+so_task_array(void *one, size_t size, int *n)
+{
+    void *tasks;
+    if (*n <= 1) {
+        *n = 1;
+        return one;
+    }
+    tasks = malloc(size * (size_t)*n);
+    if (tasks == NULL) {
+        *n = 1;
+        return one;
+    }
+    return tasks;
+}
+
+void
+so_task_array_free(void *tasks, void *one)
+{
+    if (tasks != one) free(tasks);
+}

@@ -138,7 +138,7 @@ so_run_copying(const so_plan *p, const so_kernel *kn, int nthreads, const char *
                npy_intp nbytes)
 {
     npy_intp band, nb, gap_n, *gaps;
-    so_fused_task one, *tasks = &one;
+    so_fused_task one, *tasks;
     int d, t;
 
     for (d = 0; d < p->gnd; d++) if (p->gshape[d] == 0) return 0;
@@ -154,14 +154,7 @@ so_run_copying(const so_plan *p, const so_kernel *kn, int nthreads, const char *
         nthreads = (int)(nbytes / SO_MIN_FUSED_PER_THREAD);
     }
     if (nthreads > nb) nthreads = (int)nb;
-    if (nthreads < 1) nthreads = 1;
-    if (nthreads > 1) {
-        tasks = malloc(sizeof *tasks * (size_t)nthreads);
-        if (tasks == NULL) {
-            tasks = &one;
-            nthreads = 1;
-        }
-    }
+    tasks = so_task_array(&one, sizeof one, &nthreads);
     for (t = 0; t < nthreads; t++) {
         so_fused_task *k = &tasks[t];
         k->lo = nb * t / nthreads;
@@ -180,6 +173,6 @@ so_run_copying(const so_plan *p, const so_kernel *kn, int nthreads, const char *
         memcpy(p->out + nb * band, src + nb * band, (size_t)(nbytes - nb * band));
     }
     free(gaps);
-    if (tasks != &one) free(tasks);
+    so_task_array_free(tasks, &one);
     return 1;
 }
