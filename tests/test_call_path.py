@@ -104,6 +104,10 @@ CALL_FORMS = {
     "python float updates": lambda d, i, u: so.scatter_elements(d, i, 1.5, reduction="add"),
     "python int updates": lambda d, i, u: so.scatter_elements(d, i, 2, reduction="add"),
     "python bool updates": lambda d, i, u: so.scatter_elements(d, i, True, reduction="add"),
+    "python int into uint8 (weak scalar)": lambda d, i, u: so.scatter_elements(
+        d.astype(np.uint8), i, 200, reduction="add"),
+    "python float into float16 (weak scalar)": lambda d, i, u: so.scatter_elements(
+        d.astype(np.float16), i, 0.1, reduction="add"),
     "numpy scalar updates": lambda d, i, u: so.scatter_elements(d, i, np.float32(1.5),
                                                                 reduction="add"),
     "0-d array updates": lambda d, i, u: so.scatter_elements(d, i, np.array(1.5),
