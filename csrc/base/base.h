@@ -75,9 +75,12 @@ static inline npy_intp so_wrap(npy_intp j, npy_intp size)
     return j + (j < 0 ? size : 0);
 }
 
-/* so_wrap, and any value still outside [0, size) becomes 0: the element kernels
- * use it, so that a walk whose indices are checked at the same time as it runs
- * (py/fast.c) cannot write outside out.  For checked indices it is so_wrap. */
+/* so_wrap, and any value still outside [0, size) becomes 0.  Every walk and
+ * kernel reads an index through it: the values were checked before the walk
+ * (or are checked while it writes a result nobody sees yet), but another thread
+ * or a __del__ that the call runs may rewrite them in between; a rewritten
+ * index then lands somewhere inside out, never outside it.  For checked
+ * indices it is so_wrap. */
 static inline npy_intp so_clamp(npy_intp j, npy_intp size)
 {
     j = so_wrap(j, size);

@@ -57,7 +57,7 @@ enum { SO_LAST_WRITER, SO_COUNT_HITS };
             const char *pi = (p)->idx + it_.off[0];                                   \
             npy_intp su = it_.off[1], oo = 0, flat = 0;                               \
             for (j_ = 0; j_ < (p)->k; j_++) {                                         \
-                npy_intp v_ = so_wrap(so_load_intp(pi + j_ * (p)->istep), (p)->isize[j_]); \
+                npy_intp v_ = so_clamp(so_load_intp(pi + j_ * (p)->istep), (p)->isize[j_]); \
                 oo += v_ * (p)->is_out[j_];                                           \
                 flat = flat * (p)->isize[j_] + v_;                                    \
             }                                                                         \

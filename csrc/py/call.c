@@ -388,6 +388,7 @@ so_call_run(so_args *a, int nthreads)
         if (r != NULL || PyErr_Occurred()) return (PyObject *)r;
     }
     if (so_args_check_indices(a, nthreads) < 0) return NULL;
+    so_test_rewrite(a->idx);
 
     if (out == NULL && typed && a->include_self && !a->mean && a->nupd > 0 &&
             PyArray_IS_C_CONTIGUOUS(data) && PyArray_NBYTES(data) >= SO_FUSED_MIN_BYTES) {

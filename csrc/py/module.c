@@ -35,6 +35,9 @@ static PyMethodDef so_methods[] = {
      "set_num_threads(n, /)\n--\n\nThreads a large call may use."},
     {"get_num_threads", so_py_get_num_threads, METH_NOARGS,
      "get_num_threads()\n--\n\nThreads a large call may use."},
+    {"_test_rewrite_indices", so_py_test_rewrite_indices, METH_O,
+     "_test_rewrite_indices(value, /)\n--\n\nTests only: every call rewrites its indices to value\n"
+     "right after checking them (None: stop)."},
     {"copy", so_py_copy, METH_O,
      "copy(a, /)\n--\n\nA C-ordered copy of the ndarray a (large ones in the output cache's memory)."},
     {"output_cache_info", so_output_cache_info, METH_NOARGS,

@@ -110,6 +110,10 @@ PyObject *so_make_public(PyObject *self, PyObject *args);
 int so_settings_threads(void);
 PyObject *so_py_set_num_threads(PyObject *self, PyObject *arg);
 PyObject *so_py_get_num_threads(PyObject *self, PyObject *unused);
+/* settings.c: _core._test_rewrite_indices(value or None): from then on, every
+ * call rewrites its (intp) indices to value right after checking them */
+PyObject *so_py_test_rewrite_indices(PyObject *self, PyObject *arg);
+void so_test_rewrite(PyArrayObject *idx);
 
 /* output_cache.c: outputs of SO_OUTPUT_CACHE_MIN bytes or more come from a
  * cache of freed output blocks (a NumPy memory handler).

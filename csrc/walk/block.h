@@ -17,7 +17,7 @@ dest_offsets(const so_plan *p, const char *pi, npy_intp *o_off, npy_intp *m_off)
     npy_intp oo = 0, mo = 0;
     int j;
     for (j = 0; j < p->k; j++) {
-        npy_intp v = so_wrap(so_load_intp(pi + j * p->istep), p->isize[j]);
+        npy_intp v = so_clamp(so_load_intp(pi + j * p->istep), p->isize[j]);
         oo += v * p->is_out[j];
         mo += v * p->is_mask[j];
     }

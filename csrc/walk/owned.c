@@ -220,10 +220,10 @@ so_run_row_owned(const so_plan *p, const so_walk *w, const so_kernel *kn, char *
         }
         else for (i = c0; i < c1; i++) {
             const char *pj = pi + i * gsi;
-            npy_intp v0 = so_wrap(so_load_intp(pj), p->isize[0]);
+            npy_intp v0 = so_clamp(so_load_intp(pj), p->isize[0]);
             npy_intp od = i * gso + v0 * p->is_out[0], md = i * gsm + v0 * p->is_mask[0];
             for (j = 1; j < p->k; j++) {
-                npy_intp v = so_wrap(so_load_intp(pj + j * p->istep), p->isize[j]);
+                npy_intp v = so_clamp(so_load_intp(pj + j * p->istep), p->isize[j]);
                 od += v * p->is_out[j];
                 md += v * p->is_mask[j];
             }

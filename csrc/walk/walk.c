@@ -35,7 +35,7 @@ run_row(const so_plan *p, const so_walk *w, const so_kernel *kn, char *o, const 
         /* the index is the same along the row (an expanded index, as in graph
          * message passing): the row is one block at one destination */
         npy_intp oo, mo;
-        if (w != NULL && (npy_uintp)(so_wrap(so_load_intp(pi), p->isize[0]) - w->own_lo) >=
+        if (w != NULL && (npy_uintp)(so_clamp(so_load_intp(pi), p->isize[0]) - w->own_lo) >=
                             (npy_uintp)(w->own_hi - w->own_lo)) {
             return;
         }
@@ -68,7 +68,7 @@ run_row(const so_plan *p, const so_walk *w, const so_kernel *kn, char *o, const 
         /* the same for kernels without that loop */
         const npy_intp size = p->isize[0], ios = p->is_out[0], ims = p->is_mask[0];
         for (i = 0; i < n; i++) {
-            npy_intp v = so_wrap(so_load_intp(pi + i * gsi), size);
+            npy_intp v = so_clamp(so_load_intp(pi + i * gsi), size);
             char *oi = o + i * gso + v * ios, *mi = m + i * gsm + v * ims;
             const char *ui = u + i * gsu;
             if (*mi) {
