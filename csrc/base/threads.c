@@ -1,48 +1,162 @@
 /*
- * base/threads.c: run a set of tasks on threads made for the call and joined
- * before it returns.
+ * base/threads.c: run a set of independent tasks on a pool of worker threads
+ * that persists between calls.
  *
- * A call is split by output ownership (walk/split.c): every output element then
- * belongs to one thread, which applies its updates in the same order as one
- * thread would, so the result is bit-identical for every thread count.  Threads
- * are made per call and joined before it returns, so nothing outlives a call
- * (and a child after fork() starts clean).
+ * A call is split by output ownership (walk/split.c): every output element
+ * belongs to one task, which applies its updates in the same order as one
+ * thread would, so the result is bit-identical whoever runs which task.  The
+ * tasks of a call are claimed one at a time from a shared counter by the
+ * calling thread and by the workers: a worker that is descheduled (a busy
+ * machine) or late to wake holds nobody back, since the caller takes the
+ * tasks nobody took.  The workers start at the first call that needs them and
+ * wait between calls; a child made by fork() has none, and starts its own.
+ * One call uses the pool at a time: a second calling thread that finds it busy
+ * runs its tasks itself (the workers are shared by all callers, never
+ * multiplied).
  */
 #include "base/base.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 
+/* The most workers the pool keeps (a thread count asks for fewer). */
+#define SO_POOL_MAX 1024
+
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t wake, done_cv;
+    int nworkers;                 /* started, waiting between jobs */
+    int busy;                     /* a call is using the pool */
+    unsigned long job;            /* bumped for each call's tasks */
+    int want;                     /* workers asked to help with this job */
+    /* the job */
+    void *(*fn)(void *);
+    char *tasks;
+    size_t size;
+    int n, next, finished, ran;
+} so_pool;
+
+static so_pool pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+                       PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0};
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+
+/* In a child made by fork(): the parent's workers do not exist here, and the
+ * lock may have been held by one of them.  The child starts afresh. */
+static void
+pool_after_fork_in_child(void)
+{
+    pthread_mutex_init(&pool.mu, NULL);
+    pthread_cond_init(&pool.wake, NULL);
+    pthread_cond_init(&pool.done_cv, NULL);
+    pool.nworkers = 0;
+    pool.busy = 0;
+    pool.n = pool.next = pool.finished = 0;
+}
+
+static void
+pool_init(void)
+{
+    (void)pthread_atfork(NULL, NULL, pool_after_fork_in_child);
+}
+
+/* Claim and run tasks of the current job until none is left; how many ran.
+ * Called with pool.mu held; returns with it held. */
+static int
+run_claimed(void)
+{
+    int ran = 0;
+    while (pool.next < pool.n) {
+        int t = pool.next++;
+        void *(*fn)(void *) = pool.fn;
+        char *task = pool.tasks + (size_t)t * pool.size;
+        pthread_mutex_unlock(&pool.mu);
+        fn(task);
+        pthread_mutex_lock(&pool.mu);
+        pool.finished++;
+        ran++;
+    }
+    if (pool.finished == pool.n) pthread_cond_broadcast(&pool.done_cv);
+    return ran;
+}
+
+static void *
+worker_main(void *arg)
+{
+    int id = (int)(npy_intp)arg;
+    unsigned long seen = 0;
+    pthread_mutex_lock(&pool.mu);
+    for (;;) {
+        /* a job with tasks left that asks for this worker */
+        while (pool.job == seen || id >= pool.want || pool.next >= pool.n) {
+            seen = pool.job;
+            pthread_cond_wait(&pool.wake, &pool.mu);
+        }
+        seen = pool.job;
+        if (run_claimed() > 0) pool.ran++;
+    }
+    return NULL;
+}
+
+/* Make sure at least want workers exist (with pool.mu held); how many do. */
+static int
+start_workers(int want)
+{
+    pthread_attr_t attr;
+    if (want > SO_POOL_MAX) want = SO_POOL_MAX;
+    if (pool.nworkers >= want) return pool.nworkers;
+    if (pthread_attr_init(&attr) != 0) return pool.nworkers;
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    while (pool.nworkers < want) {
+        pthread_t tid;
+        if (pthread_create(&tid, &attr, worker_main, (void *)(npy_intp)pool.nworkers) != 0) break;
+        pool.nworkers++;
+    }
+    pthread_attr_destroy(&attr);
+    return pool.nworkers;
+}
+
 int
 so_run_tasks(void *(*fn)(void *), void *tasks, size_t size, int n)
 {
-    pthread_t *tids;
-    int *started;
-    int t, used = 1;
+    int t, used, workers;
     char *base = (char *)tasks;
     if (n <= 1) {
         if (n == 1) fn(base);
         return 1;
     }
-    tids = malloc(sizeof *tids * (size_t)n);
-    started = malloc(sizeof *started * (size_t)n);
-    if (tids == NULL || started == NULL) {
-        free(tids);
-        free(started);
+    pthread_once(&pool_once, pool_init);
+    pthread_mutex_lock(&pool.mu);
+    if (pool.busy) {
+        /* another thread's call has the pool: this one runs on its own thread */
+        pthread_mutex_unlock(&pool.mu);
         for (t = 0; t < n; t++) fn(base + (size_t)t * size);
         return 1;
     }
-    for (t = 1; t < n; t++) {
-        started[t] = pthread_create(&tids[t], NULL, fn, base + (size_t)t * size) == 0;
-        used += started[t];
+    workers = start_workers(n - 1);
+    if (workers == 0) {
+        pthread_mutex_unlock(&pool.mu);
+        for (t = 0; t < n; t++) fn(base + (size_t)t * size);
+        return 1;
     }
-    fn(base);
-    for (t = 1; t < n; t++) {
-        if (started[t]) pthread_join(tids[t], NULL);
-        else fn(base + (size_t)t * size);          /* no thread to be had: here */
-    }
-    free(tids);
-    free(started);
+    pool.busy = 1;
+    pool.fn = fn;
+    pool.tasks = base;
+    pool.size = size;
+    pool.n = n;
+    pool.next = 0;
+    pool.finished = 0;
+    pool.ran = 0;
+    pool.want = n - 1;
+    pool.job++;
+    pthread_cond_broadcast(&pool.wake);
+    /* the caller takes tasks too, and whatever nobody else took */
+    if (run_claimed() > 0) pool.ran++;
+    while (pool.finished < pool.n) pthread_cond_wait(&pool.done_cv, &pool.mu);
+    used = pool.ran;
+    pool.busy = 0;
+    pool.n = 0;
+    pool.next = 0;
+    pthread_mutex_unlock(&pool.mu);
     return used;
 }
 

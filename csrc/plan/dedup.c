@@ -49,19 +49,27 @@ enum { SO_LAST_WRITER, SO_COUNT_HITS };
  * as one number in the C order of the components. */
 #define SO_WALK_INDEX(p, lead, VISIT)                                                 \
     do {                                                                              \
+        /* the innermost index dim as a plain loop, the outer ones counted */        \
         so_nditer it_;                                                                \
+        const int nd_ = (p)->gnd - (lead), last_ = (p)->gnd - 1;                      \
+        const npy_intp n_ = nd_ > 0 ? (p)->gshape[last_] : 1;                         \
+        const npy_intp si_ = nd_ > 0 ? (p)->gs_idx[last_] : 0;                        \
+        const npy_intp su_ = nd_ > 0 ? (p)->gs_upd[last_] : 0;                        \
+        npy_intp i_;                                                                  \
         int j_;                                                                       \
-        so_nd_init(&it_, (p)->gnd - (lead), (p)->gshape + (lead), 2,                  \
+        so_nd_init(&it_, nd_ > 0 ? nd_ - 1 : 0, (p)->gshape + (lead), 2,              \
                    (const npy_intp *const[]){(p)->gs_idx + (lead), (p)->gs_upd + (lead)}); \
         do {                                                                          \
-            const char *pi = (p)->idx + it_.off[0];                                   \
-            npy_intp su = it_.off[1], oo = 0, flat = 0;                               \
-            for (j_ = 0; j_ < (p)->k; j_++) {                                         \
-                npy_intp v_ = so_clamp(so_load_intp(pi + j_ * (p)->istep), (p)->isize[j_]); \
-                oo += v_ * (p)->is_out[j_];                                           \
-                flat = flat * (p)->isize[j_] + v_;                                    \
+            for (i_ = 0; i_ < n_; i_++) {                                             \
+                const char *pi = (p)->idx + it_.off[0] + i_ * si_;                    \
+                npy_intp su = it_.off[1] + i_ * su_, oo = 0, flat = 0;                \
+                for (j_ = 0; j_ < (p)->k; j_++) {                                     \
+                    npy_intp v_ = so_clamp(so_load_intp(pi + j_ * (p)->istep), (p)->isize[j_]); \
+                    oo += v_ * (p)->is_out[j_];                                       \
+                    flat = flat * (p)->isize[j_] + v_;                                \
+                }                                                                     \
+                VISIT;                                                                \
             }                                                                         \
-            VISIT;                                                                    \
         } while (so_nd_next(&it_));                                                   \
     } while (0)
 

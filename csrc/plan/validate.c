@@ -106,6 +106,13 @@ so_find_bad_index(PyArrayObject *idx, const npy_intp *bounds, int nbounds, int n
 {
     npy_intp eff[SO_MAXDIMS], pos, full = 0;
     int d, nd = PyArray_NDIM(idx);
+    if (nd == 1 && nbounds == 1 && PyArray_STRIDE(idx, 0) == (npy_intp)sizeof(npy_intp) &&
+            PyArray_DIM(idx, 0) < SO_CHECK_PER_THREAD) {
+        /* a short contiguous run, the common small call: straight to the loop */
+        const char *p = PyArray_BYTES(idx);
+        return first_bad_contiguous((const npy_intp *)(const void *)p, PyArray_DIM(idx, 0),
+                                    bounds[0], ((npy_uintp)p % sizeof(npy_intp)) == 0);
+    }
     for (d = 0; d < nd; d++) {
         int keep_apart = nbounds > 1 && d == nd - 1;
         eff[d] = (PyArray_STRIDE(idx, d) == 0 && !keep_apart && PyArray_DIM(idx, d) > 0)

@@ -339,8 +339,8 @@ so_args_parse(so_args *a, int kind, PyObject *data, PyObject *indices, PyObject 
     if (a->idx == NULL) goto fail;
     a->given_idx = orig;
     orig = NULL;
-    a->nupd = PyArray_SIZE(a->upd);
-    a->nidx = PyArray_SIZE(a->idx);
+    a->nupd = so_size(a->upd);
+    a->nidx = so_size(a->idx);
     if (a->out != NULL) {
         /* as if updates and indices were copied first (indices may be a view of data) */
         if (so_may_overlap(a->out, a->upd)) {

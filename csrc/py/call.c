@@ -28,7 +28,8 @@ fresh_copy(PyArrayObject *data, int nthreads)
 {
     PyArray_Descr *dd = PyArray_DESCR(data);
     PyArrayObject *r;
-    if ((size_t)PyArray_NBYTES(data) >= SO_OUTPUT_CACHE_MIN) {
+    size_t nbytes = (size_t)so_size(data) * (size_t)PyArray_ITEMSIZE(data);
+    if (nbytes >= SO_OUTPUT_CACHE_MIN) {
         Py_INCREF(dd);
         r = so_output_cache_new_array(dd, PyArray_NDIM(data), PyArray_DIMS(data));
         if (r == NULL || so_copy_to_c(r, data, nthreads) < 0) {
@@ -42,7 +43,7 @@ fresh_copy(PyArrayObject *data, int nthreads)
         Py_INCREF(dd);
         r = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, dd, PyArray_NDIM(data),
                                                   PyArray_DIMS(data), NULL, NULL, 0, NULL);
-        if (r != NULL) memcpy(PyArray_BYTES(r), PyArray_BYTES(data), (size_t)PyArray_NBYTES(data));
+        if (r != NULL) memcpy(PyArray_BYTES(r), PyArray_BYTES(data), nbytes);
         return r;
     }
     /* a plain ndarray, whatever subclass data is */

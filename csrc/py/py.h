@@ -62,6 +62,17 @@ PyArrayObject *so_as_array(const char *func, const char *name, PyObject *o);
 PyObject *so_shape_tuple(int nd, const npy_intp *dims);
 #define SHAPE(a) so_shape_tuple(PyArray_NDIM(a), PyArray_DIMS(a))
 
+/* The number of elements of a (PyArray_SIZE without a call into NumPy: the
+ * small calls count every nanosecond). */
+static inline npy_intp
+so_size(const PyArrayObject *a)
+{
+    npy_intp n = 1;
+    int d;
+    for (d = 0; d < PyArray_NDIM(a); d++) n *= PyArray_DIM(a, d);
+    return n;
+}
+
 /* reductions.c: the entry of the reduction table for the name r, or -1 raised;
  * its canonical name (borrowed), kernel op and whether it is the mean */
 int so_parse_reduction(const char *func, PyObject *r);

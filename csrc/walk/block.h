@@ -64,6 +64,11 @@ run_block(const so_plan *p, const so_kernel *kn, char *o, const char *u, char *m
         }
         return;
     }
+    if (last == 0 && m == NULL) {
+        /* one row: the kernel straight on it (most blocks) */
+        kn->block(o, p->bs_out[0], u, p->bs_upd[0], p->bshape[0], kn->itemsize);
+        return;
+    }
     n = p->bshape[last];
     os = p->bs_out[last];
     us = p->bs_upd[last];

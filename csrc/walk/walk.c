@@ -81,6 +81,21 @@ run_row(const so_plan *p, const so_walk *w, const so_kernel *kn, char *o, const 
         }
         return;
     }
+    if (p->bnd == 0 && m == NULL) {
+        /* one element per group, several index components (an element-wise
+         * scatter_nd): the kernel straight on each, no block loop around it */
+        for (i = 0; i < n; i++) {
+            npy_intp oo, mo;
+            if (i + SO_PREFETCH_AHEAD < n) {
+                npy_intp fo, fm;
+                dest_offsets(p, pi + (i + SO_PREFETCH_AHEAD) * gsi, &fo, &fm);
+                __builtin_prefetch(o + (i + SO_PREFETCH_AHEAD) * gso + fo, 1);
+            }
+            dest_offsets(p, pi + i * gsi, &oo, &mo);
+            kn->block(o + i * gso + oo, 0, u + i * gsu, 0, 1, kn->itemsize);
+        }
+        return;
+    }
     for (i = 0; i < n; i++) {
         npy_intp oo, mo;
         if (i + SO_PREFETCH_AHEAD < n) {
@@ -142,7 +157,7 @@ walk(const so_plan *p, const so_walk *w, const so_kernel *kn)
         return;
     }
     if (p->gnd <= 1) {
-        /* one row: most small calls */
+        /* one row (most calls): no counter for the outer dims */
         run_row(p, w, kn, p->out, p->upd, p->idx, p->mask);
         return;
     }
