@@ -12,6 +12,7 @@ sanitizers), SCATTEROPS_LTO=0 to build without link-time optimisation.
 """
 import os
 import shlex
+import sysconfig
 from glob import glob
 
 import numpy as np
@@ -33,7 +34,9 @@ npymath_dir = os.path.join(os.path.dirname(np.get_include()), "lib")
 # inlines across them, which the per-call cost of a small call depends on (a
 # 4-update in-place add: 131 ns as separate objects, 108 ns like this; PyInit__core
 # is exported by PyMODINIT_FUNC)
-lto = ["-flto=auto"] if os.environ.get("SCATTEROPS_LTO", "1") != "0" else []
+_cc = os.environ.get("CC") or sysconfig.get_config_var("CC") or ""
+lto = ([] if os.environ.get("SCATTEROPS_LTO", "1") == "0"
+       else ["-flto"] if "clang" in _cc else ["-flto=auto"])
 cflags = ["-std=c11", "-O3", "-ffp-contract=off", "-fno-strict-aliasing", "-fvisibility=hidden",
           "-Wall", "-Wextra", "-Wno-unused-parameter"] + lto
 if os.environ.get("SCATTEROPS_WERROR"):

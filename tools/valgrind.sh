@@ -28,7 +28,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/scatterops-valgrind.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 git -C "$repo" ls-files -z | (cd "$repo" && xargs -0 cp --parents -t "$work")
 cd "$work"
-SCATTEROPS_CFLAGS="-g" $PYTHON setup.py -q build_ext --inplace >/dev/null 2>&1
+SCATTEROPS_LTO=0 SCATTEROPS_CFLAGS="-g" $PYTHON setup.py -q build_ext --inplace >/dev/null 2>&1
 if [ "$mode" = main ]; then
     cmd=($PYTHON -m scatterops)
 else

@@ -29,6 +29,12 @@ parse_axis(const char *func, PyObject *axis, int r)
     PyObject *v = axis, *item = NULL;
     Py_ssize_t a;
     if (axis == NULL) return 0;
+    if (PyLong_CheckExact(axis)) {
+        /* the usual spelling: a Python int */
+        int overflow;
+        long long v = PyLong_AsLongLongAndOverflow(axis, &overflow);
+        if (!overflow && v >= -r && v < r) return (int)(v < 0 ? v + r : v);
+    }
     if (PyArray_Check(axis)) {
         PyArrayObject *arr = (PyArrayObject *)axis;
         if (PyArray_SIZE(arr) != 1 || PyArray_NDIM(arr) > 1 ||
