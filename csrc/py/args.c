@@ -275,6 +275,15 @@ parse_out(const char *func, PyObject *out, PyArrayObject *data)
         return NULL;
     }
     o = (PyArrayObject *)out;
+    if (o == data) {
+        /* in place: shape and dtype are data's own */
+        if (!PyArray_ISWRITEABLE(o)) {
+            so_fail("out_readonly", func, NULL);
+            return NULL;
+        }
+        Py_INCREF(o);
+        return o;
+    }
     if (!PyArray_SAMESHAPE(o, data)) {
         so_fail("out_shape", func, "{sNsN}", "got", SHAPE(o), "want", SHAPE(data));
         return NULL;
