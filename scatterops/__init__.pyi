@@ -8,30 +8,31 @@ __version__: str
 _Out = TypeVar("_Out", bound=np.ndarray[Any, Any])
 _Reduction = Literal["none", "add", "sum", "sub", "mul", "prod", "multiply",
                      "max", "amax", "min", "amin", "mean"]
+_Mode = Literal["raise", "wrap", "clip", "drop"]
 _Axis = int | np.integer[Any] | npt.NDArray[np.integer[Any]]
 
 @overload
 def scatter_update(data: npt.ArrayLike, indices: npt.ArrayLike, updates: npt.ArrayLike,
-                   axis: _Axis = ..., *, reduction: _Reduction = ..., include_self: bool = ...,
+                   axis: _Axis = ..., *, reduction: _Reduction = ..., include_self: bool = ..., mode: _Mode = ...,
                    out: None = ...) -> npt.NDArray[Any]: ...
 @overload
 def scatter_update(data: npt.ArrayLike, indices: npt.ArrayLike, updates: npt.ArrayLike,
-                   axis: _Axis = ..., *, reduction: _Reduction = ..., include_self: bool = ...,
+                   axis: _Axis = ..., *, reduction: _Reduction = ..., include_self: bool = ..., mode: _Mode = ...,
                    out: _Out) -> _Out: ...
 @overload
 def scatter_nd(data: npt.ArrayLike, indices: npt.ArrayLike, updates: npt.ArrayLike, *,
-               reduction: _Reduction = ..., include_self: bool = ...,
+               reduction: _Reduction = ..., include_self: bool = ..., mode: _Mode = ...,
                out: None = ...) -> npt.NDArray[Any]: ...
 @overload
 def scatter_nd(data: npt.ArrayLike, indices: npt.ArrayLike, updates: npt.ArrayLike, *,
-               reduction: _Reduction = ..., include_self: bool = ..., out: _Out) -> _Out: ...
+               reduction: _Reduction = ..., include_self: bool = ..., mode: _Mode = ..., out: _Out) -> _Out: ...
 @overload
 def scatter_elements(data: npt.ArrayLike, indices: npt.ArrayLike, updates: npt.ArrayLike,
-                     axis: _Axis = ..., *, reduction: _Reduction = ..., include_self: bool = ...,
+                     axis: _Axis = ..., *, reduction: _Reduction = ..., include_self: bool = ..., mode: _Mode = ...,
                      out: None = ...) -> npt.NDArray[Any]: ...
 @overload
 def scatter_elements(data: npt.ArrayLike, indices: npt.ArrayLike, updates: npt.ArrayLike,
-                     axis: _Axis = ..., *, reduction: _Reduction = ..., include_self: bool = ...,
+                     axis: _Axis = ..., *, reduction: _Reduction = ..., include_self: bool = ..., mode: _Mode = ...,
                      out: _Out) -> _Out: ...
 def set_num_threads(n: int) -> None: ...
 def get_num_threads() -> int: ...

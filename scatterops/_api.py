@@ -23,6 +23,15 @@ _COMMON = """
         With False, an element that updates hit starts from its first update
         instead of its value in ``data`` (PyTorch ``include_self``, OpenVINO
         ``use_init_val``). Ignored for ``"none"``.
+    mode : {"raise", "wrap", "clip", "drop"}, optional
+        What an index outside ``[-size, size)`` of its axis means:
+        ``"raise"`` (the default) raises IndexError before anything is
+        written; ``"wrap"`` takes every index modulo the size (as
+        ``np.put``); ``"clip"`` sends an index below ``-size`` to 0 and one
+        at or above ``size`` to ``size - 1`` (as JAX; ``np.take`` also clips
+        negative indices to 0); ``"drop"`` skips the update (in
+        ``scatter_nd``, when any component of its tuple is outside). The
+        updates that remain keep their order.
     out : ndarray, optional
         Where to write the result: a writeable array of ``data``'s shape and
         dtype. ``out=data`` updates ``data`` in place.
@@ -35,9 +44,11 @@ _COMMON = """
     Raises
     ------
     IndexError
-        An index is outside ``[-size, size)``; nothing has been written.
+        An index is outside ``[-size, size)`` under ``mode="raise"`` (or
+        any index on an axis of size 0); nothing has been written.
     ValueError
-        Shapes or ranks do not fit, unknown ``reduction``, 0-d ``data``, read-only ``out``.
+        Shapes or ranks do not fit, unknown ``reduction`` or ``mode``, 0-d
+        ``data``, read-only ``out``.
     TypeError
         Non-integer ``indices``, ``updates`` not castable to ``data.dtype``
         under ``"same_kind"``, a reduction ``data.dtype`` has no loop for.
@@ -146,9 +157,11 @@ def _public(name: str, kind: int, signature: str, doc: str):
     return _core.make_public(name, kind, f"{name}{signature}\n--\n\n{doc}", __name__)
 
 
-_SIG = "(data, indices, updates, axis=0, *, reduction='none', include_self=True, out=None)"
+_SIG = ("(data, indices, updates, axis=0, *, reduction='none', include_self=True, mode='raise', "
+        "out=None)")
 scatter_update = _public("scatter_update", 0, _SIG, _DOC_UPDATE)
 scatter_nd = _public("scatter_nd", 1,
-                     "(data, indices, updates, *, reduction='none', include_self=True, out=None)",
+                     "(data, indices, updates, *, reduction='none', include_self=True, "
+                     "mode='raise', out=None)",
                      _DOC_ND)
 scatter_elements = _public("scatter_elements", 2, _SIG, _DOC_ELEMENTS)

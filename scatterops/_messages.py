@@ -75,6 +75,10 @@ MESSAGES: Dict[str, Tuple[type, _Text]] = {
                                               f"got {f['got']!r}"),
     "include_self_type": (TypeError, lambda f: f"include_self must be a bool, got "
                                                f"{f['got'].__name__}"),
+    "mode_type": (TypeError, lambda f: "mode must be a str, one of 'raise', 'wrap', 'clip', "
+                                       f"'drop', got {f['got'].__name__}"),
+    "mode_value": (ValueError, lambda f: "mode must be one of 'raise', 'wrap', 'clip', 'drop', "
+                                         f"got {f['got']!r}"),
     "data_0d": (ValueError, lambda f: "data must have rank >= 1, got a 0-d array"),
     "axis_array": (TypeError, lambda f: "axis must be an int or a 0-d / 1-element integer array, "
                                         f"got an array of dtype {f['dtype']} and shape {f['shape']}"),

@@ -54,6 +54,7 @@ class Call(NamedTuple):
     reduction: str            # canonical name
     include_self: bool
     out: Optional[np.ndarray]  # the user's out (checked), or None
+    keep: Optional[np.ndarray] = None  # mode="drop": which index positions (tuples) are applied
 
 
 def _asarray(func: str, name: str, value):
@@ -227,11 +228,44 @@ def find_bad_index(idx: np.ndarray, bounds: tuple) -> int:
     return int(np.argmax(bad.reshape(-1)))
 
 
-def check(func: str, data, indices, updates, axis, reduction, include_self, out) -> Call:
+MODES = ("raise", "wrap", "clip", "drop")
+
+
+def _mode(func: str, mode) -> str:
+    if not isinstance(mode, str):
+        raise TypeError(f"{func}: mode must be a str, one of 'raise', 'wrap', 'clip', 'drop', "
+                        f"got {type(mode).__name__}")
+    if mode not in MODES:
+        raise ValueError(f"{func}: mode must be one of 'raise', 'wrap', 'clip', 'drop', "
+                         f"got {mode!r}")
+    return mode
+
+
+def _apply_mode(mode: str, original: np.ndarray, idx: np.ndarray, bounds: tuple, nd: bool):
+    """indices under mode (wrap, clip), or the mask of the index positions that stay (drop).
+    An axis of size 0 has no position to go to: its values stay, and the check raises."""
+    b = np.asarray(bounds if nd else bounds[0], dtype=np.intp)   # nd: one bound a component
+    inside = (idx >= -b) & (idx < b)
+    if mode == "drop":
+        return idx, (inside.all(axis=-1) if nd else inside)
+    if mode == "wrap":
+        if original.dtype.kind == "u":
+            # the user's unsigned values, not the ones clamped into intp
+            moved = (original.astype(np.uint64) % np.maximum(b, 1).astype(np.uint64)).astype(np.intp)
+        else:
+            moved = np.mod(idx, np.maximum(b, 1))
+    else:
+        moved = np.where(idx < -b, 0, np.where(idx >= b, b - 1, idx))
+    return np.where(b > 0, moved, idx).astype(np.intp), None
+
+
+def check(func: str, data, indices, updates, axis, reduction, include_self, out,
+          mode="raise") -> Call:
     """Check every argument of one call; raise before anything is written."""
     given = reduction
     reduction = _reduction(func, reduction)
     include_self = _include_self(func, include_self)
+    mode = _mode(func, mode)
     data = _asarray(func, "data", data)
     if data.ndim == 0:
         raise ValueError(f"{func}: data must have rank >= 1, got a 0-d array")
@@ -276,7 +310,10 @@ def check(func: str, data, indices, updates, axis, reduction, include_self, out)
     check_reduction(func, reduction, data.dtype, given)
 
     idx = _as_intp(func, original)
-    if idx.size:
+    keep = None
+    if mode != "raise" and idx.size:
+        idx, keep = _apply_mode(mode, original, idx, bounds, func == "scatter_nd")
+    if idx.size and keep is None:
         pos = find_bad_index(idx, bounds)
         if pos >= 0:
             multi = tuple(int(p) for p in np.unravel_index(pos, idx.shape))
@@ -292,4 +329,4 @@ def check(func: str, data, indices, updates, axis, reduction, include_self, out)
             updates = updates.copy()
         if np.may_share_memory(out, idx):
             idx = idx.copy()
-    return Call(func, data, idx, updates, axis, reduction, include_self, out)
+    return Call(func, data, idx, updates, axis, reduction, include_self, out, keep)

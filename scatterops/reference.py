@@ -24,15 +24,19 @@ def _targets(call: _args.Call):
     of the update index space."""
     idx = call.indices
     axis = call.axis
+    keep = call.keep                            # mode="drop": the index positions applied
     for p in np.ndindex(call.updates.shape):
         if call.func == "scatter_update":
             m = p[axis:axis + idx.ndim]
             t = p[:axis] + (int(idx[m]),) + p[axis + idx.ndim:]
         elif call.func == "scatter_nd":
-            q1 = idx.ndim - 1
-            t = tuple(int(i) for i in idx[p[:q1]]) + p[q1:]
+            m = p[:idx.ndim - 1]
+            t = tuple(int(i) for i in idx[m]) + p[idx.ndim - 1:]
         else:
+            m = p
             t = p[:axis] + (int(idx[p]),) + p[axis + 1:]
+        if keep is not None and not keep[m]:
+            continue
         yield t, p
 
 
@@ -90,16 +94,22 @@ def _apply(call: _args.Call) -> np.ndarray:
     return out
 
 
-def scatter_update(data, indices, updates, axis=0, *, reduction="none", include_self=True, out=None):
+def scatter_update(data, indices, updates, axis=0, *, reduction="none", include_self=True,
+                   mode="raise", out=None):
     """Reference ``scatter_update``: ``out[a..., indices[m...], b...] = f(out[...], updates[a..., m..., b...])``."""
-    return _run(_args.check("scatter_update", data, indices, updates, axis, reduction, include_self, out))
+    return _run(_args.check("scatter_update", data, indices, updates, axis, reduction, include_self, out,
+                            mode))
 
 
-def scatter_nd(data, indices, updates, *, reduction="none", include_self=True, out=None):
+def scatter_nd(data, indices, updates, *, reduction="none", include_self=True, mode="raise",
+               out=None):
     """Reference ``scatter_nd``: each k-tuple ``indices[i...]`` addresses an element or slice of out."""
-    return _run(_args.check("scatter_nd", data, indices, updates, None, reduction, include_self, out))
+    return _run(_args.check("scatter_nd", data, indices, updates, None, reduction, include_self, out,
+                            mode))
 
 
-def scatter_elements(data, indices, updates, axis=0, *, reduction="none", include_self=True, out=None):
+def scatter_elements(data, indices, updates, axis=0, *, reduction="none", include_self=True,
+                     mode="raise", out=None):
     """Reference ``scatter_elements``: the axis coordinate comes from indices, the others from the position."""
-    return _run(_args.check("scatter_elements", data, indices, updates, axis, reduction, include_self, out))
+    return _run(_args.check("scatter_elements", data, indices, updates, axis, reduction, include_self, out,
+                            mode))

@@ -13,10 +13,10 @@ from scatterops import reference
 def test_signatures_and_docstrings():
     for f in (so.scatter_update, so.scatter_elements):
         assert str(inspect.signature(f)) == \
-            "(data, indices, updates, axis=0, *, reduction='none', include_self=True, out=None)"
+            "(data, indices, updates, axis=0, *, reduction='none', include_self=True, mode='raise', out=None)"
         assert f.__module__ == "scatterops._api"
     assert str(inspect.signature(so.scatter_nd)) == \
-        "(data, indices, updates, *, reduction='none', include_self=True, out=None)"
+        "(data, indices, updates, *, reduction='none', include_self=True, mode='raise', out=None)"
     for f in (so.scatter_update, so.scatter_nd, so.scatter_elements):
         assert "Examples" in f.__doc__ and f.__text_signature__.startswith("(data, indices")
         assert repr(f) == f"<built-in function {f.__name__}>"

@@ -315,8 +315,8 @@ so_args_clear(so_args *a)
 
 int
 so_args_parse(so_args *a, int kind, PyObject *data, PyObject *indices, PyObject *updates,
-              PyObject *axis, PyObject *reduction, PyObject *include_self, PyObject *out,
-              int nthreads)
+              PyObject *axis, PyObject *reduction, PyObject *include_self, PyObject *mode,
+              PyObject *out, int nthreads)
 {
     const char *func = so_func_names[kind];
     npy_intp req[SO_MAXDIMS];
@@ -335,6 +335,8 @@ so_args_parse(so_args *a, int kind, PyObject *data, PyObject *indices, PyObject 
     so_reduction_info(entry, &a->reduction, &a->op, &a->mean);
     a->include_self = check_include_self(func, include_self);
     if (a->include_self < 0) return -1;
+    a->mode = so_parse_mode(func, mode);
+    if (a->mode < 0) return -1;
     a->data = so_as_array(func, "data", data);
     if (a->data == NULL) goto fail;
     if (PyArray_NDIM(a->data) == 0) {

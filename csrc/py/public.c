@@ -7,9 +7,9 @@
  */
 #include "py/py.h"
 
-enum { P_DATA, P_INDICES, P_UPDATES, P_AXIS, P_REDUCTION, P_INCLUDE_SELF, P_OUT, NPARAMS };
+enum { P_DATA, P_INDICES, P_UPDATES, P_AXIS, P_REDUCTION, P_INCLUDE_SELF, P_MODE, P_OUT, NPARAMS };
 static const char *const param_names[NPARAMS] = {
-    "data", "indices", "updates", "axis", "reduction", "include_self", "out"};
+    "data", "indices", "updates", "axis", "reduction", "include_self", "mode", "out"};
 static PyObject *param_strs[NPARAMS], *str_none;
 
 static int
@@ -33,7 +33,7 @@ public_call(int kind, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
 {
     const char *func = so_func_names[kind];
     const int has_axis = kind != SO_ND, npos = has_axis ? 4 : 3;
-    PyObject *v[NPARAMS] = {NULL, NULL, NULL, NULL, str_none, Py_True, Py_None};
+    PyObject *v[NPARAMS] = {NULL, NULL, NULL, NULL, str_none, Py_True, NULL, Py_None};
     Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0, j;
     int given[NPARAMS] = {0}, missing = 0, nthreads;
     so_args a;
@@ -69,10 +69,15 @@ public_call(int kind, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
     }
     nthreads = so_settings_threads();     /* read once, passed down */
     if (so_args_parse(&a, kind, v[P_DATA], v[P_INDICES], v[P_UPDATES], v[P_AXIS], v[P_REDUCTION],
-                      v[P_INCLUDE_SELF], v[P_OUT], nthreads) < 0) {
+                      v[P_INCLUDE_SELF], v[P_MODE], v[P_OUT], nthreads) < 0) {
         return NULL;
     }
     res = so_call_run(&a, nthreads);
+    if (res == NULL && a.mode != SO_MODE_RAISE && PyErr_ExceptionMatches(PyExc_IndexError)) {
+        /* an index is outside, and nothing was written: apply the mode, run again */
+        PyErr_Clear();
+        if (so_args_apply_mode(&a) == 0) res = so_call_run(&a, nthreads);
+    }
     so_args_clear(&a);
     return res;
 }

@@ -34,6 +34,7 @@ typedef struct {
     PyArrayObject *out;     /* owned: the user's out (checked), or NULL */
     npy_intp nupd, nidx;    /* the number of update elements and of index values */
     int typed;              /* kn is the C kernel of this call; 0: none (the NumPy fallback) */
+    int mode;               /* SO_MODE_*: applied only once an index is found out of range */
     so_kernel kn;
 } so_args;
 
@@ -46,8 +47,8 @@ extern const char *const so_func_names[3];
  * check them while it walks into a result nobody sees yet).  so_args_clear
  * frees it. */
 int so_args_parse(so_args *a, int kind, PyObject *data, PyObject *indices, PyObject *updates,
-                  PyObject *axis, PyObject *reduction, PyObject *include_self, PyObject *out,
-                  int nthreads);
+                  PyObject *axis, PyObject *reduction, PyObject *include_self, PyObject *mode,
+                  PyObject *out, int nthreads);
 void so_args_clear(so_args *a);
 /* args.c: raise the IndexError for the first index value out of range, if any
  * (-1), else 0 */
@@ -93,6 +94,16 @@ int so_args_init(void);
  * intp (uint64 values past intp's range become its max, still out of range) */
 PyArrayObject *so_parse_indices(const char *func, PyObject *indices);
 PyArrayObject *so_as_intp(const char *func, PyArrayObject *i);
+
+/* mode.c: mode= (NULL: the default), as SO_MODE_*, or -1 raised; and a->mode
+ * applied to a parsed call (the indices wrapped or clipped, or the updates whose
+ * index is outside dropped; 0), or -1 raised.  A call runs as given first: only
+ * when it raises the IndexError of an index out of range (before anything is
+ * written) is the mode applied and the call run again, so a call whose indices
+ * are all inside costs what it costs under "raise". */
+enum { SO_MODE_RAISE, SO_MODE_WRAP, SO_MODE_CLIP, SO_MODE_DROP };
+int so_parse_mode(const char *func, PyObject *mode);
+int so_args_apply_mode(so_args *a);
 
 /* call.c: run a checked call; the result (a new reference), or NULL with an
  * exception set. */
