@@ -52,8 +52,20 @@ _COMMON = """
     TypeError
         Non-integer ``indices``, ``updates`` not castable to ``data.dtype``
         under ``"same_kind"``, a reduction ``data.dtype`` has no loop for.
-    numpy.exceptions.AxisError
-        ``axis`` out of range.
+"""
+
+_AXIS_ERROR = """    numpy.exceptions.AxisError
+        ``axis`` out of range (an AxisError is also a ValueError and an
+        IndexError).
+"""
+
+
+def _see_also(name: str, others: str) -> str:
+    return f"""
+    See Also
+    --------
+    scatterops.reference.{name} : The same function in plain NumPy, written to be read.
+    {others}
 """
 
 
@@ -75,7 +87,8 @@ _DOC_UPDATE = """Write whole slices of ``data`` chosen by ``indices`` along one 
         broadcastable to it; cast to ``data.dtype`` (``"same_kind"``).
     axis : int, optional
         The axis of ``data`` that ``indices`` address.
-""" + _COMMON + """
+""" + _COMMON + _AXIS_ERROR + _see_also(
+    "scatter_update", "scatter_elements : One element per update instead of a whole slice.") + """
     Examples
     --------
     >>> import numpy as np, scatterops as so
@@ -107,7 +120,8 @@ _DOC_ND = """Write elements or slices of ``data`` addressed by index tuples.
     updates : array_like
         Shape ``indices.shape[:-1] + data.shape[k:]`` or broadcastable to it;
         cast to ``data.dtype`` (``"same_kind"``).
-""" + _COMMON + """
+""" + _COMMON + _see_also(
+    "scatter_nd", "scatter_update : Slices chosen along one axis by single indices.") + """
     Examples
     --------
     >>> import numpy as np, scatterops as so
@@ -137,7 +151,8 @@ _DOC_ELEMENTS = """Write single elements of ``data``, one per element of ``indic
         (``"same_kind"``).
     axis : int, optional
         The axis whose coordinate comes from ``indices``.
-""" + _COMMON + """
+""" + _COMMON + _AXIS_ERROR + _see_also(
+    "scatter_elements", "numpy.ufunc.at : The same bits for a reduction, one ufunc at a time.") + """
     Examples
     --------
     >>> import numpy as np, scatterops as so
@@ -149,6 +164,8 @@ _DOC_ELEMENTS = """Write single elements of ``data``, one per element of ``indic
     >>> so.scatter_elements(np.zeros(4), [0, 1, 0, 3], [1.0, 2.0, 3.0, 4.0],
     ...                     reduction="mean", include_self=False)
     array([2., 2., 0., 4.])
+    >>> so.scatter_elements(np.zeros(3), [0, 5, 2], [1.0, 2.0, 3.0], mode="drop")
+    array([1., 0., 3.])
 """
 
 

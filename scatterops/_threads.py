@@ -19,10 +19,44 @@ def _available_cpus() -> int:
 
 
 def set_num_threads(n: int) -> None:
-    """Set how many threads a large call may use (an int >= 1).
+    """Set how many threads a large call may use.
 
+    The setting is for the whole process and takes effect at the next call.
     Results are bit-identical for every thread count; small calls always run on
-    the calling thread.
+    the calling thread. At import the count is ``SCATTEROPS_NUM_THREADS`` if
+    set, else the number of CPUs the process may use.
+
+    Parameters
+    ----------
+    n : int
+        The number of threads, from 1 to 1024 (any integer type with
+        ``__index__``; not a bool).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        ``n`` is not an integer, or is a bool.
+    ValueError
+        ``n`` is outside ``[1, 1024]``.
+
+    See Also
+    --------
+    get_num_threads : The count in force.
+
+    Examples
+    --------
+    >>> import numpy as np, scatterops as so
+    >>> before = so.get_num_threads()
+    >>> so.set_num_threads(1)
+    >>> so.get_num_threads()
+    1
+    >>> so.scatter_elements(np.zeros(3), [0, 0, 2], [1.0, 2.0, 3.0], reduction="add")
+    array([3., 0., 3.])
+    >>> so.set_num_threads(before)
     """
     if isinstance(n, bool):
         raise TypeError("set_num_threads: n must be an int >= 1, got bool")
@@ -36,7 +70,24 @@ def set_num_threads(n: int) -> None:
 
 
 def get_num_threads() -> int:
-    """How many threads a large call may use."""
+    """Return how many threads a large call may use.
+
+    Returns
+    -------
+    int
+        The count set by `set_num_threads`, or at import by
+        ``SCATTEROPS_NUM_THREADS`` or the number of CPUs the process may use.
+
+    See Also
+    --------
+    set_num_threads : Change it.
+
+    Examples
+    --------
+    >>> import scatterops as so
+    >>> so.get_num_threads() >= 1
+    True
+    """
     return _core.get_num_threads()
 
 
