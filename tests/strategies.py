@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from scatterops.strategies import *  # noqa: F401,F403 - the suite reads them as strategies.X
-from scatterops.strategies import (ALL_DTYPES, FUNCS, LAYOUTS, OUT_MODES, Call, assert_identical,
-                                   calls, out_of_range_calls)
+from scatterops.strategies import (ALL_DTYPES, FUNCS, LAYOUTS, OUT_MODES, Call, calls,
+                                   out_of_range_calls)
 
 #: the suite's name for a drawn call
 Case = Call

@@ -1,7 +1,7 @@
 """scatterops.strategies, the public strategies: the documented example runs and can fail,
-calls draw what they claim, every kind of bad call raises what it says, and the module
-stays out of ``import scatterops``.  (That drawn calls give the reference's results is
-tests/test_properties.py's job.)"""
+calls draw what they claim, every kind of bad call raises what it says, and the optional
+modules (this one and scatterops.onnx) stay out of ``import scatterops``.  (That drawn
+calls give the reference's results is tests/test_properties.py's job.)"""
 from __future__ import annotations
 
 import os
@@ -39,6 +39,7 @@ def example_in_testing_md() -> str:
     return text.split("## Example", 1)[1].split("```python\n", 1)[1].split("```", 1)[0].strip()
 
 
+@pytest.mark.skipif(not TESTING_MD.exists(), reason="docs/testing.md is not beside the tests (an sdist)")
 def test_the_example_is_the_same_in_the_docstring_and_docs_testing_md():
     assert docstring_example() == example_in_testing_md()
 
@@ -159,17 +160,21 @@ def test_every_kind_of_bad_call_raises_what_it_says(func, kind, data):
 
 
 # --------------------------------------------------------------------------------------
-# the module without hypothesis
+# the optional modules without what they need
 # --------------------------------------------------------------------------------------
 
-def test_without_hypothesis_the_import_error_says_what_to_install():
-    code = textwrap.dedent("""
+@pytest.mark.parametrize("module,needs,words", [
+    ("scatterops.strategies", "hypothesis", ["pip install hypothesis", "pip install 'scatterops[test]'"]),
+    ("scatterops.onnx", "onnx", ["pip install onnx"]),
+])
+def test_without_what_it_needs_the_import_error_says_what_to_install(module, needs, words):
+    code = textwrap.dedent(f"""
         import sys
-        sys.modules["hypothesis"] = None          # as if hypothesis were not installed
+        sys.modules[{needs!r}] = None          # as if it were not installed
         import scatterops
-        assert "scatterops.strategies" not in sys.modules
+        assert {module!r} not in sys.modules, "import scatterops imported it"
         try:
-            import scatterops.strategies
+            import {module}
         except ImportError as e:
             print(e)
         else:
@@ -178,4 +183,5 @@ def test_without_hypothesis_the_import_error_says_what_to_install():
     res = subprocess.run([sys.executable, "-c", code], cwd=str(ROOT), capture_output=True, text=True,
                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert res.returncode == 0, res.stderr
-    assert "pip install hypothesis" in res.stdout and "pip install 'scatterops[test]'" in res.stdout
+    for word in words:
+        assert word in res.stdout, res.stdout
