@@ -56,9 +56,12 @@ int so_args_check_indices(const so_args *a, int nthreads);
 int so_args_bounds(const so_args *a, npy_intp *bounds);
 /* calls with at least this many indices or updates release the GIL */
 #define SO_GIL_RELEASE_MIN ((npy_intp)1 << 14)
-/* convert.c: numpy.asarray (an ndarray, subclasses too, as it is), raising for
- * argument name; a shape as a tuple */
+/* convert.c: numpy.asarray, raising for argument name: always a plain ndarray
+ * (a subclass as a view of its memory; a numpy.ma.MaskedArray raises, since
+ * its mask cannot be honoured); so_plain_array does the same for an ndarray
+ * (out); a shape as a tuple */
 PyArrayObject *so_as_array(const char *func, const char *name, PyObject *o);
+PyArrayObject *so_plain_array(const char *func, const char *name, PyArrayObject *a);
 PyObject *so_shape_tuple(int nd, const npy_intp *dims);
 #define SHAPE(a) so_shape_tuple(PyArray_NDIM(a), PyArray_DIMS(a))
 
@@ -89,9 +92,10 @@ int so_check_reduction(const char *func, int entry, PyObject *given, PyArray_Des
 PyObject *so_reduction_table(void);
 int so_args_init(void);
 
-/* indices.c: the indices argument as an integer array (NULL raised); as native
- * intp (uint64 values past intp's range become its max, still out of range) */
-PyArrayObject *so_parse_indices(const char *func, PyObject *indices);
+/* indices.c: the indices argument of an operation of kind as an integer array
+ * (NULL raised); as native intp (uint64 values past intp's range become its
+ * max, still out of range) */
+PyArrayObject *so_parse_indices(const char *func, int kind, PyObject *indices);
 PyArrayObject *so_as_intp(const char *func, PyArrayObject *i);
 
 /* call.c: run a checked call; the result (a new reference), or NULL with an
