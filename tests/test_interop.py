@@ -21,6 +21,7 @@ import pytest
 import scatterops
 from scatterops import scatter_elements, scatter_nd, scatter_update
 
+from extras import need
 from strategies import assert_identical, snapshot
 
 # --------------------------------------------------------------------------------------------
@@ -277,7 +278,7 @@ def test_an_object_with_only_dlpack_is_not_an_array_like_and_is_refused(func, wh
 
 @pytest.fixture(scope="module")
 def torch():
-    return pytest.importorskip("torch")
+    return need("torch")
 
 
 @pytest.mark.parametrize("func", FUNCS)
