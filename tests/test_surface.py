@@ -162,6 +162,24 @@ def test_empty_indices_give_a_copy_of_data(module, form, func, upd, idx):
     assert_identical(got, want)
 
 
+# the empty path on the NumPy fallback's dtypes and reductions too (object add, longdouble
+# mean, datetime max, a structured dtype holding objects)
+EMPTY_DTYPES = [(object, "add"), (np.longdouble, "mean"), ("M8[s]", "max"),
+                ([("o", "O"), ("i", "i2")], "none")]
+
+
+@pytest.mark.parametrize("module", MODULES)
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("func", ["scatter_update", "scatter_nd", "scatter_elements"])
+@pytest.mark.parametrize("dtype,reduction", EMPTY_DTYPES)
+def test_empty_calls_on_every_path_give_a_copy_of_data(module, form, func, dtype, reduction):
+    data = np.ones((2, 2)).astype(dtype) if np.dtype(dtype).kind != "V" else np.zeros((2, 2), dtype)
+    want = data.copy()
+    got, out = call(module, func, data, np.empty((0, 1)), [], form, reduction=reduction)
+    assert got is out if out is not None else type(got) is np.ndarray and got is not data
+    assert_identical(got, want)
+
+
 # scatter_nd: indices.shape[:-1] of size 0 (k > r too: nothing is addressed)
 ND_EMPTY = {
     "0x1": np.empty((0, 1), np.int64),

@@ -92,11 +92,12 @@ index_space_empty(int kind, PyArrayObject *idx)
 
 /* The shape updates must have (docs/contract.md, "What a call writes"), into
  * req; its rank, or -1 with the error raised.  With an empty update index
- * space (empty) the rules that relate indices' shape to data's do not apply:
- * nothing is addressed. */
+ * space the rules that relate indices' shape to data's do not apply: nothing
+ * is addressed (asked only where a rule would refuse: the usual call pays
+ * nothing for it). */
 static int
 required_shape(const char *func, int kind, PyArrayObject *data, PyArrayObject *idx, int axis,
-               int empty, npy_intp *req)
+               npy_intp *req)
 {
     int r = PyArray_NDIM(data), q = PyArray_NDIM(idx), d, ur;
     const npy_intp *ds = PyArray_DIMS(data), *is = PyArray_DIMS(idx);
@@ -105,7 +106,7 @@ required_shape(const char *func, int kind, PyArrayObject *data, PyArrayObject *i
         if (q < 1) return so_fail("nd_indices_rank", func, NULL);
         k = is[q - 1];
         if (k > r) {
-            if (!empty) {
+            if (!index_space_empty(kind, idx)) {
                 return so_fail("nd_k", func, "{snsNsisN}", "k", (Py_ssize_t)k,
                                "indices_shape", SHAPE(idx), "r", r, "data_shape", SHAPE(data));
             }
@@ -125,12 +126,12 @@ required_shape(const char *func, int kind, PyArrayObject *data, PyArrayObject *i
         for (d = axis + 1; d < r; d++) req[d - 1 + q] = ds[d];
         return ur;
     }
-    if (q != r && !empty) {
+    if (q != r && !index_space_empty(kind, idx)) {
         return so_fail("elements_rank", func, "{sisNsisN}", "r", r, "data_shape", SHAPE(data),
                        "q", q, "indices_shape", SHAPE(idx));
     }
     for (d = 0; d < q; d++) {
-        if (!empty && d != axis && is[d] > ds[d]) {
+        if (d != axis && q == r && is[d] > ds[d] && !index_space_empty(kind, idx)) {
             return so_fail("elements_shape", func, "{sisnsnsNsNsi}", "d", d, "n", (Py_ssize_t)is[d],
                            "size", (Py_ssize_t)ds[d], "indices_shape", SHAPE(idx),
                            "data_shape", SHAPE(data), "axis", axis);
@@ -181,13 +182,44 @@ int_fits(PyObject *u, PyArray_Descr *d)
     return bits >= 64 || v < (1LL << bits);
 }
 
+/* An empty updates as data's dtype d: it has no value to cast (`[]` is float64). */
+static PyArrayObject *
+empty_as(PyArrayObject *u, PyArray_Descr *d)
+{
+    Py_INCREF(d);
+    return (PyArrayObject *)PyArray_Empty(PyArray_NDIM(u), PyArray_DIMS(u), d, 0);
+}
+
+/* updates u cast to data's dtype d under "same_kind", or NULL raised. */
+static PyArrayObject *
+cast_updates(const char *func, PyArrayObject *u, PyArray_Descr *d)
+{
+    PyArrayObject *v;
+    if (!PyArray_CanCastTypeTo(PyArray_DESCR(u), d, NPY_SAME_KIND_CASTING)) {
+        so_fail("updates_cast", func, "{sOsO}", "from", (PyObject *)PyArray_DESCR(u),
+                "to", (PyObject *)d);
+        return NULL;
+    }
+    Py_INCREF(d);
+    v = (PyArrayObject *)PyArray_CastToType(u, d, 0);
+    if (v == NULL && PyErr_ExceptionMatches(PyExc_UnicodeError)) {
+        PyObject *t, *e, *tb;
+        PyErr_Fetch(&t, &e, &tb);
+        PyErr_NormalizeException(&t, &e, &tb);
+        so_fail("updates_unicode", func, "{sOsOsO}", "from", (PyObject *)PyArray_DESCR(u),
+                "to", (PyObject *)d, "exc", e ? e : Py_None);
+        Py_XDECREF(t); Py_XDECREF(e); Py_XDECREF(tb);
+    }
+    return v;
+}
+
 /* updates as data's dtype, broadcast to the required shape req (rank ur).  An
  * updates of size 0 is not cast (it has no value); with an empty update index
- * space (empty) it is taken whatever its shape (`[]` against (0, 2)): there is
- * nothing to write.  A non-empty updates must broadcast all the same. */
+ * space it is taken whatever its shape (`[]` against (0, 2)): there is nothing
+ * to write.  A non-empty updates must broadcast all the same. */
 static PyArrayObject *
 parse_updates(const char *func, int kind, PyObject *updates, PyArrayObject *data,
-              PyArrayObject *idx, int axis, int empty, const npy_intp *req, int ur)
+              PyArrayObject *idx, int axis, const npy_intp *req, int ur)
 {
     PyArray_Descr *dd = PyArray_DESCR(data);
     PyArrayObject *u, *v;
@@ -213,36 +245,10 @@ parse_updates(const char *func, int kind, PyObject *updates, PyArrayObject *data
         u = so_as_array(func, "updates", updates);
         if (u == NULL) return NULL;
     }
-    if (!PyArray_EquivTypes(PyArray_DESCR(u), dd) && so_size(u) == 0) {
-        /* an empty updates (`[]` is float64) has no value to cast */
-        Py_INCREF(dd);
-        v = (PyArrayObject *)PyArray_Empty(PyArray_NDIM(u), PyArray_DIMS(u), dd, 0);
+    if (!PyArray_EquivTypes(PyArray_DESCR(u), dd)) {
+        v = so_size(u) == 0 ? empty_as(u, dd) : cast_updates(func, u, dd);
         Py_DECREF(u);
         if (v == NULL) return NULL;
-        u = v;
-    }
-    else if (!PyArray_EquivTypes(PyArray_DESCR(u), dd)) {
-        if (!PyArray_CanCastTypeTo(PyArray_DESCR(u), dd, NPY_SAME_KIND_CASTING)) {
-            so_fail("updates_cast", func, "{sOsO}", "from", (PyObject *)PyArray_DESCR(u),
-                    "to", (PyObject *)dd);
-            Py_DECREF(u);
-            return NULL;
-        }
-        Py_INCREF(dd);
-        v = (PyArrayObject *)PyArray_CastToType(u, dd, 0);
-        if (v == NULL) {
-            if (PyErr_ExceptionMatches(PyExc_UnicodeError)) {
-                PyObject *t, *e, *tb;
-                PyErr_Fetch(&t, &e, &tb);
-                PyErr_NormalizeException(&t, &e, &tb);
-                so_fail("updates_unicode", func, "{sOsOsO}", "from", (PyObject *)PyArray_DESCR(u),
-                        "to", (PyObject *)dd, "exc", e ? e : Py_None);
-                Py_XDECREF(t); Py_XDECREF(e); Py_XDECREF(tb);
-            }
-            Py_DECREF(u);
-            return NULL;
-        }
-        Py_DECREF(u);
         u = v;
     }
     /* broadcast: a view with stride 0 along the dims updates lacks or has as 1 */
@@ -251,7 +257,7 @@ parse_updates(const char *func, int kind, PyObject *updates, PyArrayObject *data
         for (d = 0; d < ur && same; d++) same = PyArray_DIM(u, d) == req[d];
         if (same) return u;
     }
-    if (empty && so_size(u) == 0) {
+    if (so_size(u) == 0 && index_space_empty(kind, idx)) {
         un = 0;                           /* nothing to write: taken as a scalar would be */
     }
     for (d = 0; d < ur && un <= ur; d++) {
@@ -355,7 +361,7 @@ so_args_parse(so_args *a, int kind, PyObject *data, PyObject *indices, PyObject 
     const char *func = so_func_names[kind];
     npy_intp req[SO_MAXDIMS];
     PyArrayObject *orig = NULL, *c;
-    int entry, ur, empty;
+    int entry, ur;
 
     /* field by field: a memset of the whole struct compiles to rep stos, whose
      * start-up was a tenth of a 4-update in-place call */
@@ -375,16 +381,16 @@ so_args_parse(so_args *a, int kind, PyObject *data, PyObject *indices, PyObject 
         so_fail("data_0d", func, NULL);
         goto fail;
     }
-    orig = so_parse_indices(func, kind, indices);
+    if (kind == SO_ND && PyTuple_Check(indices) && so_check_nd_tuple(func, indices) < 0) goto fail;
+    orig = so_parse_indices(func, indices);
     if (orig == NULL) goto fail;
     if (kind != SO_ND) {
         a->axis = parse_axis(func, axis, PyArray_NDIM(a->data));
         if (a->axis < 0) goto fail;
     }
-    empty = index_space_empty(kind, orig);
-    ur = required_shape(func, kind, a->data, orig, a->axis, empty, req);
+    ur = required_shape(func, kind, a->data, orig, a->axis, req);
     if (ur < 0) goto fail;
-    a->upd = parse_updates(func, kind, updates, a->data, orig, a->axis, empty, req, ur);
+    a->upd = parse_updates(func, kind, updates, a->data, orig, a->axis, req, ur);
     if (a->upd == NULL) goto fail;
     a->out = parse_out(func, out, data, a->data);
     if (a->out == NULL && PyErr_Occurred()) goto fail;

@@ -46,15 +46,11 @@ is_masked(PyObject *o)
     return PyObject_IsInstance(o, masked_type);
 }
 
+/* The slow half of so_plain_array (py.h): an ndarray subclass. */
 PyArrayObject *
-so_plain_array(const char *func, const char *name, PyArrayObject *a)
+so_plain_subclass(const char *func, const char *name, PyArrayObject *a)
 {
-    int masked;
-    if (PyArray_CheckExact(a)) {
-        Py_INCREF(a);
-        return a;
-    }
-    masked = is_masked((PyObject *)a);
+    int masked = is_masked((PyObject *)a);
     if (masked) {
         if (masked > 0) {
             so_fail("masked", func, "{ss}", "name", name);
@@ -65,12 +61,12 @@ so_plain_array(const char *func, const char *name, PyArrayObject *a)
     return (PyArrayObject *)PyArray_View(a, NULL, &PyArray_Type);
 }
 
-/* numpy.asarray: a plain ndarray (a subclass as a view of its memory). */
+/* The slow half of so_as_array (py.h): anything but a plain ndarray. */
 PyArrayObject *
-so_as_array(const char *func, const char *name, PyObject *o)
+so_as_array_converted(const char *func, const char *name, PyObject *o)
 {
     PyObject *a;
-    if (PyArray_Check(o)) return so_plain_array(func, name, (PyArrayObject *)o);
+    if (PyArray_Check(o)) return so_plain_subclass(func, name, (PyArrayObject *)o);
     a = PyArray_FromAny(o, NULL, 0, 0, NPY_ARRAY_ENSUREARRAY, NULL);
     if (a == NULL) so_fail_converting(func, name);
     return (PyArrayObject *)a;

@@ -25,12 +25,8 @@ item_has_dims(const char *func, PyObject *item)
     return nd > 0;
 }
 
-/* scatter_nd: a Python tuple of arrays or sequences is np.add.at's spelling,
- * (rows, cols) meaning the pairs (rows[j], cols[j]); read as an array it would
- * be len(tuple) index tuples instead, silently.  Refused (-1 raised); a tuple
- * of scalars is one index tuple, as a list would be (0). */
-static int
-check_nd_tuple(const char *func, PyObject *indices)
+int
+so_check_nd_tuple(const char *func, PyObject *indices)
 {
     Py_ssize_t n = PyTuple_GET_SIZE(indices), j;
     for (j = 0; j < n; j++) {
@@ -44,12 +40,10 @@ check_nd_tuple(const char *func, PyObject *indices)
 /* indices: an integer array; an empty array of any other dtype (`[]` is
  * float64) is empty indices. */
 PyArrayObject *
-so_parse_indices(const char *func, int kind, PyObject *indices)
+so_parse_indices(const char *func, PyObject *indices)
 {
-    PyArrayObject *i, *z;
+    PyArrayObject *i = so_as_array(func, "indices", indices), *z;
     PyArray_Descr *d;
-    if (kind == SO_ND && PyTuple_Check(indices) && check_nd_tuple(func, indices) < 0) return NULL;
-    i = so_as_array(func, "indices", indices);
     if (i == NULL) return NULL;
     d = PyArray_DESCR(i);
     if (d->kind == 'i' || d->kind == 'u') return i;

@@ -59,9 +59,29 @@ int so_args_bounds(const so_args *a, npy_intp *bounds);
 /* convert.c: numpy.asarray, raising for argument name: always a plain ndarray
  * (a subclass as a view of its memory; a numpy.ma.MaskedArray raises, since
  * its mask cannot be honoured); so_plain_array does the same for an ndarray
- * (out); a shape as a tuple */
-PyArrayObject *so_as_array(const char *func, const char *name, PyObject *o);
-PyArrayObject *so_plain_array(const char *func, const char *name, PyArrayObject *a);
+ * (out).  A plain ndarray, the usual argument, is taken here, inline: a call
+ * for each of the three arrays was a tenth of a 4-update in-place call. */
+PyArrayObject *so_as_array_converted(const char *func, const char *name, PyObject *o);
+PyArrayObject *so_plain_subclass(const char *func, const char *name, PyArrayObject *a);
+static inline PyArrayObject *
+so_as_array(const char *func, const char *name, PyObject *o)
+{
+    if (PyArray_CheckExact(o)) {
+        Py_INCREF(o);
+        return (PyArrayObject *)o;
+    }
+    return so_as_array_converted(func, name, o);
+}
+static inline PyArrayObject *
+so_plain_array(const char *func, const char *name, PyArrayObject *a)
+{
+    if (PyArray_CheckExact(a)) {
+        Py_INCREF(a);
+        return a;
+    }
+    return so_plain_subclass(func, name, a);
+}
+/* convert.c: a shape as a tuple */
 PyObject *so_shape_tuple(int nd, const npy_intp *dims);
 #define SHAPE(a) so_shape_tuple(PyArray_NDIM(a), PyArray_DIMS(a))
 
@@ -92,10 +112,15 @@ int so_check_reduction(const char *func, int entry, PyObject *given, PyArray_Des
 PyObject *so_reduction_table(void);
 int so_args_init(void);
 
-/* indices.c: the indices argument of an operation of kind as an integer array
- * (NULL raised); as native intp (uint64 values past intp's range become its
- * max, still out of range) */
-PyArrayObject *so_parse_indices(const char *func, int kind, PyObject *indices);
+/* indices.c: the indices argument as an integer array (NULL raised); as native
+ * intp (uint64 values past intp's range become its max, still out of range) */
+PyArrayObject *so_parse_indices(const char *func, PyObject *indices);
+/* indices.c: scatter_nd's indices given as a Python tuple: one of arrays or
+ * sequences is np.add.at's spelling, (rows, cols) meaning the pairs
+ * (rows[j], cols[j]), which read as an array would be len(tuple) index tuples
+ * instead, silently: refused (-1 raised).  A tuple of scalars is one index
+ * tuple, as a list would be (0). */
+int so_check_nd_tuple(const char *func, PyObject *indices);
 PyArrayObject *so_as_intp(const char *func, PyArrayObject *i);
 
 /* call.c: run a checked call; the result (a new reference), or NULL with an
