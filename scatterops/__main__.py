@@ -2,14 +2,17 @@
 
 For every example in the documents scatterops was built from (OpenVINO ScatterUpdate-3 and
 ScatterNDUpdate-3, ONNX Scatter / ScatterElements) this prints where it comes from, the inputs, the
-result scatterops computes, the result the document gives, and OK or MISMATCH.  The two full-size
-examples (a 1.5 GB ``updates`` array) report shapes and time; their values are checked against
-plain NumPy.  A last section shows what happens to duplicate indices under each reduction.
+result scatterops computes, the result the document gives, and OK or MISMATCH.  The two large
+examples report shapes and time, and their values are checked against plain NumPy.  They run
+with their first axis cut from the document's 1000 to 40, so the whole run needs about 120 MB;
+``--full`` gives them the document's size (a 1.5 GB ``updates`` array, about 2.1 GB in all).  A
+last section shows what happens to duplicate indices under each reduction.
 
 The exit status is 1 if any result differs from the document, so this doubles as a smoke test.
 """
 from __future__ import annotations
 
+import argparse
 import sys
 import textwrap
 import time
@@ -80,7 +83,15 @@ def _ms(seconds: float) -> str:
 # The examples
 
 
-def scatter_update_examples() -> None:
+#: the first axis of the two large examples: the document's, or cut to keep memory small
+FULL_BATCH, SMALL_BATCH = 1000, 40
+
+
+def _batch_note(batch: int) -> str:
+    return "" if batch == FULL_BATCH else f" (first axis {batch} of the document's {FULL_BATCH}; --full for all)"
+
+
+def scatter_update_examples(batch: int) -> None:
     title = "OpenVINO ScatterUpdate-3, Example 2"
     f32 = np.float32
     _example(
@@ -99,16 +110,17 @@ def scatter_update_examples() -> None:
                   [1.0, 6.0, 1.0, 8.0, 9.0],
                   [1.0, 11.0, 2.0, 13.0, 14.0]], f32))
 
-    title = "OpenVINO ScatterUpdate-3, Example 1 (full size: updates are 1.5 GB)"
+    size = "full size: updates are 1.5 GB" if batch == FULL_BATCH else f"first axis {batch}"
+    title = f"OpenVINO ScatterUpdate-3, Example 1 ({size})"
     _header(title, "OpenVINO opset docs, ScatterUpdate-3",
             "scatter_update(data, indices, updates, axis=1)")
     rng = np.random.default_rng(0)
     try:
-        data = rng.random((1000, 256, 10, 15), dtype=np.float32)
+        data = rng.random((batch, 256, 10, 15), dtype=np.float32)
         indices = rng.integers(0, 256, size=(125, 20))
-        updates = rng.random((1000, 125, 20, 10, 15), dtype=np.float32)
+        updates = rng.random((batch, 125, 20, 10, 15), dtype=np.float32)
     except MemoryError:
-        print("    skipped: not enough memory for the 1.5 GB updates array")
+        print(f"    skipped: not enough memory for the {updates_mb(batch)} MB updates array")
         return
     print(f"    data    {data.dtype} {data.shape}")
     print(f"    indices {indices.dtype} {indices.shape}, values in [0, 256) "
@@ -121,22 +133,26 @@ def scatter_update_examples() -> None:
         _verdict(title, False)
         return
     print(f"    result  {result.dtype} {result.shape}   in {_ms(seconds)} (one call)")
-    print("    expected (from the document): float32 (1000, 256, 10, 15)")
+    print(f"    expected (from the document): float32 (1000, 256, 10, 15){_batch_note(batch)}")
     # The values, checked against NumPy: for each distinct index, the update at its last
     # position in C order of indices.
     flat = indices.reshape(-1)
     distinct, first_rev = np.unique(flat[::-1], return_index=True)
     last = flat.size - 1 - first_rev
     expected = data.copy()
-    expected[:, distinct] = updates.reshape(1000, -1, 10, 15)[:, last]
+    expected[:, distinct] = updates.reshape(batch, -1, 10, 15)[:, last]
     del updates
-    shape_ok = result.shape == (1000, 256, 10, 15) and result.dtype == np.float32
+    shape_ok = result.shape == (batch, 256, 10, 15) and result.dtype == np.float32
     values_ok = bool(np.array_equal(result, expected))
     print(f"    values equal NumPy's (last update wins): {values_ok}")
     _verdict(title, shape_ok and values_ok)
 
 
-def scatter_nd_examples() -> None:
+def updates_mb(batch: int) -> int:
+    return batch * 125 * 20 * 10 * 15 * 4 // 10**6
+
+
+def scatter_nd_examples(batch: int) -> None:
     source = "OpenVINO opset docs, ScatterNDUpdate-3 (docs/ops/movement/ScatterNDUpdate_3.md)"
     _example(
         "OpenVINO ScatterNDUpdate-3, Example 1 (four single elements)", source,
@@ -168,10 +184,10 @@ def scatter_nd_examples() -> None:
     title = "OpenVINO ScatterNDUpdate-3, layer example (3-tuples into a 4-D tensor)"
     _header(title, source, "scatter_nd(data, indices, updates)")
     rng = np.random.default_rng(1)
-    data = rng.random((1000, 256, 10, 15), dtype=np.float32)
+    data = rng.random((batch, 256, 10, 15), dtype=np.float32)
     # 25 x 125 distinct (i, j, k) triples: the document forbids duplicates under ScatterNDUpdate-3
-    flat = rng.choice(1000 * 256 * 10, size=25 * 125, replace=False)
-    indices = np.stack(np.unravel_index(flat, (1000, 256, 10)), axis=-1).reshape(25, 125, 3)
+    flat = rng.choice(batch * 256 * 10, size=25 * 125, replace=False)
+    indices = np.stack(np.unravel_index(flat, (batch, 256, 10)), axis=-1).reshape(25, 125, 3)
     updates = rng.random((25, 125, 15), dtype=np.float32)
     print(f"    data    {data.dtype} {data.shape}")
     print(f"    indices {indices.dtype} {indices.shape} (each row an (i, j, k) into data's first 3 axes)")
@@ -183,12 +199,12 @@ def scatter_nd_examples() -> None:
         _verdict(title, False)
         return
     print(f"    result  {result.dtype} {result.shape}   in {_ms(seconds)} (one call)")
-    print("    expected (from the document): (1000, 256, 10, 15)")
+    print(f"    expected (from the document): (1000, 256, 10, 15){_batch_note(batch)}")
     expected = data.copy()
     expected[indices[..., 0], indices[..., 1], indices[..., 2]] = updates
     values_ok = bool(np.array_equal(result, expected))
     print(f"    values equal NumPy's data[i, j, k] = updates: {values_ok}")
-    _verdict(title, result.shape == (1000, 256, 10, 15) and values_ok)
+    _verdict(title, result.shape == (batch, 256, 10, 15) and values_ok)
 
 
 def scatter_elements_examples() -> None:
@@ -272,15 +288,29 @@ def duplicates_example() -> None:
     _verdict(title, ok)
 
 
-def main() -> int:
+def parse_args(argv=None) -> argparse.Namespace:
+    doc = (__doc__ or "").split("\n\n")
+    parser = argparse.ArgumentParser(
+        prog="python -m scatterops", description="\n\n".join(doc[1:3]),
+        epilog=doc[3] if len(doc) > 3 else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--full", action="store_true",
+                        help=f"run the two large examples at the document's size (first axis "
+                             f"{FULL_BATCH}, a {updates_mb(FULL_BATCH)} MB updates array, about "
+                             f"2.1 GB in all) instead of a first axis of {SMALL_BATCH}")
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    batch = FULL_BATCH if parse_args(argv).full else SMALL_BATCH
     threads = scatterops.get_num_threads() if hasattr(scatterops, "get_num_threads") else None
     print(f"scatterops {scatterops.__version__} (numpy {np.__version__}"
           + (f", {threads} threads" if threads else "") + ")")
     print(f"imported from {scatterops.__file__}")
     print("The worked examples of the specifications scatterops implements, computed by scatterops.")
     with np.printoptions(precision=4, suppress=True, linewidth=88, floatmode="maxprec"):
-        scatter_update_examples()
-        scatter_nd_examples()
+        scatter_update_examples(batch)
+        scatter_nd_examples(batch)
         scatter_elements_examples()
         duplicates_example()
     print()

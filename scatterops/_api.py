@@ -51,7 +51,8 @@ _COMMON = """
         ``data``, read-only ``out``.
     TypeError
         Non-integer ``indices``, ``updates`` not castable to ``data.dtype``
-        under ``"same_kind"``, a reduction ``data.dtype`` has no loop for.
+        under ``"same_kind"``, a reduction ``data.dtype`` has no loop for, a
+        ``numpy.ma.MaskedArray`` argument (its mask cannot be honoured).
 """
 
 _AXIS_ERROR = """    numpy.exceptions.AxisError
@@ -116,7 +117,8 @@ _DOC_ND = """Write elements or slices of ``data`` addressed by index tuples.
         The input, rank >= 1. Not modified unless ``out=data``.
     indices : array_like of int
         Rank >= 1, ``indices.shape[-1] <= data.ndim``; negative values count
-        from the end.
+        from the end. A tuple of index arrays, ``np.add.at``'s ``(rows, cols)``,
+        is a TypeError: pass ``np.stack((rows, cols), axis=-1)``.
     updates : array_like
         Shape ``indices.shape[:-1] + data.shape[k:]`` or broadcastable to it;
         cast to ``data.dtype`` (``"same_kind"``).

@@ -86,6 +86,12 @@ MESSAGES: Dict[str, Tuple[type, _Text]] = {
     "axis_type": (TypeError, lambda f: f"axis must be an int, got {f['got'].__name__}"),
     "indices_dtype": (TypeError, lambda f: "indices must have an integer dtype (int8 to uint64), "
                                            f"got {f['dtype']}"),
+    "nd_tuple": (TypeError, lambda f: f"indices is a tuple of {f['n']} arrays or sequences, "
+                                      "np.add.at's (rows, cols) spelling, which scatter_nd "
+                                      f"would read as {f['n']} index tuples, one per item; for "
+                                      "np.add.at's meaning pass np.stack((rows, cols), axis=-1), "
+                                      "one index tuple per row (a list or an array is taken as "
+                                      "it is)"),
     "nd_indices_rank": (ValueError, lambda f: "indices must have rank >= 1 (the last dimension "
                                               "holds the index tuples), got a 0-d array"),
     "nd_k": (ValueError, lambda f: f"indices.shape[-1] = {f['k']} (indices shape "
@@ -113,6 +119,10 @@ MESSAGES: Dict[str, Tuple[type, _Text]] = {
                                             f"({_what(f)})"),
     "updates_size": (ValueError, lambda f: f"updates would have the required shape {f['want']}, "
                                            f"which is too large: {f['exc']}"),
+    "masked": (TypeError, lambda f: f"{f['name']} is a numpy.ma.MaskedArray, whose mask a "
+                                    f"scatter cannot honour; pass {f['name']}.filled(value) "
+                                    f"(masked elements as value) or {f['name']}.data (the "
+                                    "values under the mask)"),
     "out_type": (TypeError, lambda f: f"out must be a numpy.ndarray, got {f['got'].__name__}"),
     "out_shape": (ValueError, lambda f: f"out has shape {f['got']}, expected data's shape "
                                         f"{f['want']}"),

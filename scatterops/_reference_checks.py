@@ -57,9 +57,19 @@ class Call(NamedTuple):
     keep: Optional[np.ndarray] = None  # mode="drop": which index positions (tuples) are applied
 
 
+def _plain(func: str, name: str, value: np.ndarray) -> np.ndarray:
+    """An ndarray as a plain ndarray (a subclass as a view of its memory); a masked array
+    is refused, since a scatter cannot honour its mask."""
+    if isinstance(value, np.ma.MaskedArray):
+        raise TypeError(f"{func}: {name} is a numpy.ma.MaskedArray, whose mask a scatter cannot "
+                        f"honour; pass {name}.filled(value) (masked elements as value) or "
+                        f"{name}.data (the values under the mask)")
+    return value if type(value) is np.ndarray else value.view(np.ndarray)
+
+
 def _asarray(func: str, name: str, value):
     if isinstance(value, np.ndarray):
-        return value
+        return _plain(func, name, value)
     try:
         return np.asarray(value)
     except (ValueError, TypeError) as exc:
@@ -109,10 +119,26 @@ def _axis(func: str, axis, ndim: int) -> int:
     return value % ndim
 
 
+def _holds_several(func: str, item) -> bool:
+    """An item of a tuple holds several values: a list, a tuple, an array of rank >= 1."""
+    if isinstance(item, (list, tuple)):
+        return True
+    return _asarray(func, "indices", item).ndim > 0
+
+
 def _indices(func: str, indices) -> np.ndarray:
+    if func == "scatter_nd" and isinstance(indices, tuple) \
+            and any(_holds_several(func, item) for item in indices):
+        # np.add.at(a, (rows, cols), v): as an array this would be len(indices) index tuples
+        n = len(indices)
+        raise TypeError(f"{func}: indices is a tuple of {n} arrays or sequences, np.add.at's "
+                        f"(rows, cols) spelling, which scatter_nd would read as {n} index "
+                        f"tuples, one per item; for np.add.at's meaning pass "
+                        f"np.stack((rows, cols), axis=-1), one index tuple per row (a list or "
+                        f"an array is taken as it is)")
     indices = _asarray(func, "indices", indices)
     if indices.dtype.kind not in "iu":
-        if indices.size == 0 and indices.dtype.kind != "V":
+        if indices.size == 0:
             return np.zeros(indices.shape, np.intp)
         raise TypeError(f"{func}: indices must have an integer dtype (int8 to uint64), "
                         f"got {indices.dtype}")
@@ -141,7 +167,8 @@ def _as_intp(func: str, indices: np.ndarray) -> np.ndarray:
 _WEAK_KINDS = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}
 
 
-def _updates(func: str, updates, data: np.ndarray, shape: tuple, what: str) -> np.ndarray:
+def _updates(func: str, updates, data: np.ndarray, shape: tuple, what: str,
+             empty: bool) -> np.ndarray:
     if data.dtype.kind in _WEAK_KINDS.get(type(updates), ""):
         if type(updates) is int and data.dtype.kind in "iu":
             info = np.iinfo(data.dtype)
@@ -150,9 +177,12 @@ def _updates(func: str, updates, data: np.ndarray, shape: tuple, what: str) -> n
                                 f"{data.dtype} (a Python int is cast only where it fits)")
         updates = np.asarray(updates, dtype=data.dtype)
     updates = _asarray(func, "updates", updates)
-    if updates.dtype != data.dtype:
-        # an empty updates (``[]`` is float64) has no value to cast
-        if updates.size and not np.can_cast(updates.dtype, data.dtype, casting="same_kind"):
+    if updates.size == 0:
+        # an empty updates (``[]`` is float64) has no value to cast; with no update
+        # position at all it has nothing to write, whatever its shape
+        updates = np.empty(shape if empty else updates.shape, data.dtype)
+    elif updates.dtype != data.dtype:
+        if not np.can_cast(updates.dtype, data.dtype, casting="same_kind"):
             raise TypeError(f"{func}: updates of dtype {updates.dtype} cannot be cast to data's "
                             f"dtype {data.dtype} under the 'same_kind' rule")
         try:
@@ -174,6 +204,7 @@ def _out(func: str, out, data: np.ndarray):
         return None
     if not isinstance(out, np.ndarray):
         raise TypeError(f"{func}: out must be a numpy.ndarray, got {type(out).__name__}")
+    out = _plain(func, "out", out)
     if out.shape != data.shape:
         raise ValueError(f"{func}: out has shape {out.shape}, expected data's shape {data.shape}")
     if out.dtype != data.dtype:
@@ -271,6 +302,9 @@ def check(func: str, data, indices, updates, axis, reduction, include_self, out,
         raise ValueError(f"{func}: data must have rank >= 1, got a 0-d array")
     r = data.ndim
     original = _indices(func, indices)
+    # no update position at all: then indices' shape is not held to data's (nothing is
+    # addressed); scatter_nd's last axis holds the tuples, so k = 0 alone is not empty
+    empty = 0 in (original.shape[:-1] if func == "scatter_nd" else original.shape)
 
     if func == "scatter_nd":
         if axis is not None:
@@ -280,7 +314,7 @@ def check(func: str, data, indices, updates, axis, reduction, include_self, out,
             raise ValueError(f"{func}: indices must have rank >= 1 (the last dimension holds the "
                              f"index tuples), got a 0-d array")
         k = original.shape[-1]
-        if k > r:
+        if k > r and not empty:
             raise ValueError(f"{func}: indices.shape[-1] = {k} (indices shape {original.shape}) "
                              f"must be <= rank of data {r} (data shape {data.shape})")
         shape = original.shape[:-1] + data.shape[k:]
@@ -293,10 +327,10 @@ def check(func: str, data, indices, updates, axis, reduction, include_self, out,
             what = (f"data.shape[:{axis}] + indices.shape + data.shape[{axis + 1}:] with data "
                     f"{data.shape}, indices {original.shape}")
         else:
-            if original.ndim != r:
+            if original.ndim != r and not empty:
                 raise ValueError(f"{func}: indices must have the rank of data ({r}, data shape "
                                  f"{data.shape}), got rank {original.ndim} (shape {original.shape})")
-            for d in range(r):
+            for d in range(r if not empty else 0):
                 if d != axis and original.shape[d] > data.shape[d]:
                     raise ValueError(
                         f"{func}: indices.shape[{d}] = {original.shape[d]} exceeds data.shape[{d}] = "
@@ -305,7 +339,7 @@ def check(func: str, data, indices, updates, axis, reduction, include_self, out,
             what = f"indices.shape = {original.shape}"
         bounds = (data.shape[axis],)
 
-    updates = _updates(func, updates, data, shape, what)
+    updates = _updates(func, updates, data, shape, what, empty)
     out = _out(func, out, data)
     check_reduction(func, reduction, data.dtype, given)
 

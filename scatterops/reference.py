@@ -57,10 +57,13 @@ def _mean(s, n: int, dtype: np.dtype):
     return s[()] / n                            # object: Python's true division
 
 
-def _run(call: _args.Call) -> np.ndarray:
+def _run(call: _args.Call, out) -> np.ndarray:
+    """The result: a new plain ndarray, or the user's out itself (the checks write
+    through a plain view of a subclass)."""
     # like the C kernels, no floating-point warnings (overflow, NaN in max ...)
     with np.errstate(all="ignore"):
-        return _apply(call)
+        result = _apply(call)
+    return result if out is None else out
 
 
 def _apply(call: _args.Call) -> np.ndarray:
@@ -98,18 +101,18 @@ def scatter_update(data, indices, updates, axis=0, *, reduction="none", include_
                    mode="raise", out=None):
     """Reference ``scatter_update``: ``out[a..., indices[m...], b...] = f(out[...], updates[a..., m..., b...])``."""
     return _run(_args.check("scatter_update", data, indices, updates, axis, reduction, include_self, out,
-                            mode))
+                            mode), out)
 
 
 def scatter_nd(data, indices, updates, *, reduction="none", include_self=True, mode="raise",
                out=None):
     """Reference ``scatter_nd``: each k-tuple ``indices[i...]`` addresses an element or slice of out."""
     return _run(_args.check("scatter_nd", data, indices, updates, None, reduction, include_self, out,
-                            mode))
+                            mode), out)
 
 
 def scatter_elements(data, indices, updates, axis=0, *, reduction="none", include_self=True,
                      mode="raise", out=None):
     """Reference ``scatter_elements``: the axis coordinate comes from indices, the others from the position."""
     return _run(_args.check("scatter_elements", data, indices, updates, axis, reduction, include_self, out,
-                            mode))
+                            mode), out)

@@ -213,10 +213,6 @@ for f in FUNCS:
         "indices", "timedelta64")
     row("indices-structured", f, with_(f, indices=lambda i: i.astype(np.int64).view([("a", "i8")])),
         TypeError, "indices")
-    # an empty array of any dtype is empty indices -- except a structured one
-    row("indices-empty-structured", f,
-        with_(f, indices=np.zeros((0, 2) if f == "scatter_nd" else (0,) if f == "scatter_update"
-                                   else (0, 3), [("a", "i8")])), TypeError, "indices")
 
 # ---------------------------------------------------------------------------------------
 # index values out of range: IndexError naming indices, the value, the axis, the size
@@ -444,13 +440,13 @@ row("updates-does-not-broadcast-zero-size", "scatter_elements",
     lambda: (np.zeros((0, 3)), np.zeros((0, 2), np.int64), np.ones((1, 3)), {"axis": 0}),
     ValueError, "updates", "(1, 3)", "(0, 2)")
 row("k-greater-than-r-zero-size", "scatter_nd",
-    lambda: (np.zeros((3, 0)), np.zeros((0, 3), np.int64), np.ones(0), {}), ValueError, "indices",
+    lambda: (np.zeros((3, 0)), np.zeros((1, 3), np.int64), np.ones(1), {}), ValueError, "indices",
     "indices.shape[-1] = 3")
 row("indices-rank-not-data-rank-zero-size", "scatter_elements",
-    lambda: (np.zeros((0, 3)), np.zeros(0, np.int64), np.ones(0), {"axis": 0}), ValueError,
+    lambda: (np.zeros((0, 3)), np.zeros(1, np.int64), np.ones(1), {"axis": 0}), ValueError,
     "indices", "rank")
 row("indices-larger-than-data-off-axis-zero-size", "scatter_elements",
-    lambda: (np.zeros((0, 3)), np.zeros((1, 0), np.int64), np.ones((1, 0)), {"axis": 1}),
+    lambda: (np.zeros((0, 3)), np.zeros((1, 1), np.int64), np.ones((1, 1)), {"axis": 1}),
     ValueError, "indices", "indices.shape[0] = 1", "data.shape[0] = 0")
 row("indices-float-zero-size-data", "scatter_update",
     lambda: (np.zeros((0, 3)), np.array([0.0]), np.ones((0, 1)), {"axis": 1}), TypeError,
@@ -744,7 +740,17 @@ edge("elements-empty-data-empty-indices", "scatter_elements",
 edge("elements-mean-no-updates-int", "scatter_elements",
      lambda: (np.arange(4), np.zeros(0, np.int64), np.zeros(0, np.int64),
               {"reduction": "mean", "include_self": False}))
-# empty indices of non-integer dtypes count as empty indices
+# no update position: indices' shape is not held to data's, since nothing is addressed
+edge("nd-empty-batch-k-greater-than-r", "scatter_nd",
+     lambda: (np.zeros((3, 0)), np.zeros((0, 3), np.int64), np.ones(0), {}))
+edge("elements-empty-indices-of-another-rank", "scatter_elements",
+     lambda: (np.zeros((0, 3)), np.zeros(0, np.int64), np.ones(0), {"axis": 0}))
+edge("elements-empty-indices-larger-than-data-off-axis", "scatter_elements",
+     lambda: (np.zeros((0, 3)), np.zeros((1, 0), np.int64), np.ones((1, 0)), {"axis": 1}))
+# empty indices of non-integer dtypes count as empty indices, a structured dtype too
+for f, shape in (("scatter_update", (0,)), ("scatter_nd", (0, 1)), ("scatter_elements", (0,))):
+    edge(f"empty-indices-structured-{f}", f,
+         lambda f=f, shape=shape: (np.arange(3.0), np.zeros(shape, [("a", "i8")]), [], {}))
 for dt in (object, "U1", np.float64, np.bool_):
     edge(f"empty-indices-{np.dtype(dt).name}", "scatter_update",
          lambda dt=dt: (np.arange(3.0), np.zeros(0, dt), [], {}))

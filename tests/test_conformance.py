@@ -16,7 +16,8 @@ small example: ``xfail(strict=True)`` where the peer gives another result (it st
 failing -- XPASS -- the day the peer changes), a plain assertion where the peer refuses an
 input scatterops accepts.
 
-A peer that is not installed skips its tests (``pytest.importorskip``).
+A peer that is not installed skips its tests, naming the extra that installs it
+(``pip install -e '.[peers]'``, tests/extras.py).
 """
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ from hypothesis import given, note, settings, strategies as st
 import scatterops
 
 import strategies as S
+from extras import need
 from strategies import assert_identical
 
 # NumPy's warnings about overflow and invalid values in the drawn values' arithmetic;
@@ -60,25 +62,25 @@ def _bench_peers():
 
 @pytest.fixture(scope="module")
 def onnx_reference():
-    pytest.importorskip("onnx")
+    need("onnx")
     return importlib.import_module("onnx.reference")
 
 
 @pytest.fixture(scope="module")
 def ort():
-    pytest.importorskip("onnx")
-    return pytest.importorskip("onnxruntime")
+    need("onnx")
+    return need("onnxruntime")
 
 
 @pytest.fixture(scope="module")
 def ov():
-    pytest.importorskip("openvino")
+    need("openvino")
     return importlib.import_module("openvino.opset15")
 
 
 @pytest.fixture(scope="module")
 def torch():
-    return pytest.importorskip("torch")
+    return need("torch")
 
 
 ONNX_REDUCTION = {"none": "none", "add": "add", "mul": "mul", "max": "max", "min": "min"}
@@ -281,7 +283,7 @@ def onnx_call(node, inputs):
 
 @pytest.mark.parametrize("case", _onnx_params())
 def test_onnx_node_case(case):
-    pytest.importorskip("onnx")
+    need("onnx")
     assert case is not None, "onnx imports but its node test cases for the scatter ops were not found"
     node = case.model.graph.node[0]
     for inputs, outputs in case.data_sets:
@@ -292,7 +294,7 @@ def test_onnx_node_case(case):
 
 
 def test_onnx_node_cases_cover_the_three_ops():
-    pytest.importorskip("onnx")
+    need("onnx")
     ops = {c.model.graph.node[0].op_type for c in ONNX_NODE_CASES}
     assert ops == set(ONNX_OPS), f"node cases found for {sorted(ops)} only"
     reductions = set()

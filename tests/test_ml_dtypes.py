@@ -24,10 +24,11 @@ import scatterops
 from scatterops import reference
 
 import strategies as S
+from extras import need
 from strategies import assert_identical
 from test_properties import _flat_destinations, _numpy_scatter
 
-ml_dtypes = pytest.importorskip("ml_dtypes")
+ml_dtypes = need("ml_dtypes")
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 

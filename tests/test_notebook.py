@@ -10,12 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from extras import need
+
 NOTEBOOK = Path(__file__).resolve().parent.parent / "examples" / "scatterops_tour.ipynb"
 
-nbformat = pytest.importorskip("nbformat")
-nbclient = pytest.importorskip("nbclient")
-pytest.importorskip("ipykernel")
-pytest.importorskip("matplotlib")
+nbformat = need("nbformat")
+nbclient = need("nbclient")
+need("ipykernel")
+need("matplotlib")
 
 pytestmark = pytest.mark.skipif(not NOTEBOOK.exists(), reason=f"{NOTEBOOK} is not beside the tests")
 

@@ -26,6 +26,7 @@ import scatterops
 from scatterops import reference
 
 import strategies as S
+from extras import skip_reason
 from strategies import assert_identical, snapshot
 
 try:
@@ -134,7 +135,7 @@ def test_matches_reference_float_reductions_nan_inf_signed_zero_subnormal(case):
     check_against_reference(case)
 
 
-@pytest.mark.skipif(not S.USER_DTYPES, reason="needs ml_dtypes (user dtypes bfloat16, float8)")
+@pytest.mark.skipif(not S.USER_DTYPES, reason=skip_reason("ml_dtypes"))
 @given(data=st.data())
 def test_matches_reference_user_dtypes(data):
     case = data.draw(S.cases(dtypes=S.USER_DTYPES, reductions=S.REDUCTION_NAMES))

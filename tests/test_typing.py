@@ -8,7 +8,9 @@ import textwrap
 
 import pytest
 
-pytest.importorskip("mypy")
+from extras import need
+
+need("mypy")
 
 GOOD = textwrap.dedent("""
     import numpy as np

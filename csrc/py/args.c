@@ -78,8 +78,23 @@ parse_axis(const char *func, PyObject *axis, int r)
     return (int)(a < 0 ? a + r : a);
 }
 
-/* The shape updates must have (API: "What each operation writes"), into req;
- * its rank, or -1 with the error raised. */
+/* The update index space has size 0: indices of size 0 (scatter_nd: its
+ * shape[:-1] of size 0; k = 0 alone is one tuple that addresses everything). */
+static int
+index_space_empty(int kind, PyArrayObject *idx)
+{
+    int n = PyArray_NDIM(idx) - (kind == SO_ND), d;
+    for (d = 0; d < n; d++) {
+        if (PyArray_DIM(idx, d) == 0) return 1;
+    }
+    return 0;
+}
+
+/* The shape updates must have (docs/contract.md, "What a call writes"), into
+ * req; its rank, or -1 with the error raised.  With an empty update index
+ * space the rules that relate indices' shape to data's do not apply: nothing
+ * is addressed (asked only where a rule would refuse: the usual call pays
+ * nothing for it). */
 static int
 required_shape(const char *func, int kind, PyArrayObject *data, PyArrayObject *idx, int axis,
                npy_intp *req)
@@ -91,8 +106,11 @@ required_shape(const char *func, int kind, PyArrayObject *data, PyArrayObject *i
         if (q < 1) return so_fail("nd_indices_rank", func, NULL);
         k = is[q - 1];
         if (k > r) {
-            return so_fail("nd_k", func, "{snsNsisN}", "k", (Py_ssize_t)k, "indices_shape", SHAPE(idx),
-                           "r", r, "data_shape", SHAPE(data));
+            if (!index_space_empty(kind, idx)) {
+                return so_fail("nd_k", func, "{snsNsisN}", "k", (Py_ssize_t)k,
+                               "indices_shape", SHAPE(idx), "r", r, "data_shape", SHAPE(data));
+            }
+            k = r;                        /* data.shape[k:] is () */
         }
         ur = q - 1 + r - (int)k;
         if (ur > SO_MAXDIMS) goto too_many;
@@ -108,19 +126,19 @@ required_shape(const char *func, int kind, PyArrayObject *data, PyArrayObject *i
         for (d = axis + 1; d < r; d++) req[d - 1 + q] = ds[d];
         return ur;
     }
-    if (q != r) {
+    if (q != r && !index_space_empty(kind, idx)) {
         return so_fail("elements_rank", func, "{sisNsisN}", "r", r, "data_shape", SHAPE(data),
                        "q", q, "indices_shape", SHAPE(idx));
     }
-    for (d = 0; d < r; d++) {
-        if (d != axis && is[d] > ds[d]) {
+    for (d = 0; d < q; d++) {
+        if (d != axis && q == r && is[d] > ds[d] && !index_space_empty(kind, idx)) {
             return so_fail("elements_shape", func, "{sisnsnsNsNsi}", "d", d, "n", (Py_ssize_t)is[d],
                            "size", (Py_ssize_t)ds[d], "indices_shape", SHAPE(idx),
                            "data_shape", SHAPE(data), "axis", axis);
         }
         req[d] = is[d];
     }
-    return r;
+    return q;
 too_many:
     return so_fail("updates_rank", func, "{sNsNsi}", "data_shape", SHAPE(data),
                    "indices_shape", SHAPE(idx), "maxdims", SO_MAXDIMS);
@@ -164,7 +182,41 @@ int_fits(PyObject *u, PyArray_Descr *d)
     return bits >= 64 || v < (1LL << bits);
 }
 
-/* updates as data's dtype, broadcast to the required shape req (rank ur). */
+/* An empty updates as data's dtype d: it has no value to cast (`[]` is float64). */
+static PyArrayObject *
+empty_as(PyArrayObject *u, PyArray_Descr *d)
+{
+    Py_INCREF(d);
+    return (PyArrayObject *)PyArray_Empty(PyArray_NDIM(u), PyArray_DIMS(u), d, 0);
+}
+
+/* updates u cast to data's dtype d under "same_kind", or NULL raised. */
+static PyArrayObject *
+cast_updates(const char *func, PyArrayObject *u, PyArray_Descr *d)
+{
+    PyArrayObject *v;
+    if (!PyArray_CanCastTypeTo(PyArray_DESCR(u), d, NPY_SAME_KIND_CASTING)) {
+        so_fail("updates_cast", func, "{sOsO}", "from", (PyObject *)PyArray_DESCR(u),
+                "to", (PyObject *)d);
+        return NULL;
+    }
+    Py_INCREF(d);
+    v = (PyArrayObject *)PyArray_CastToType(u, d, 0);
+    if (v == NULL && PyErr_ExceptionMatches(PyExc_UnicodeError)) {
+        PyObject *t, *e, *tb;
+        PyErr_Fetch(&t, &e, &tb);
+        PyErr_NormalizeException(&t, &e, &tb);
+        so_fail("updates_unicode", func, "{sOsOsO}", "from", (PyObject *)PyArray_DESCR(u),
+                "to", (PyObject *)d, "exc", e ? e : Py_None);
+        Py_XDECREF(t); Py_XDECREF(e); Py_XDECREF(tb);
+    }
+    return v;
+}
+
+/* updates as data's dtype, broadcast to the required shape req (rank ur).  An
+ * updates of size 0 is not cast (it has no value); with an empty update index
+ * space it is taken whatever its shape (`[]` against (0, 2)): there is nothing
+ * to write.  A non-empty updates must broadcast all the same. */
 static PyArrayObject *
 parse_updates(const char *func, int kind, PyObject *updates, PyArrayObject *data,
               PyArrayObject *idx, int axis, const npy_intp *req, int ur)
@@ -194,28 +246,9 @@ parse_updates(const char *func, int kind, PyObject *updates, PyArrayObject *data
         if (u == NULL) return NULL;
     }
     if (!PyArray_EquivTypes(PyArray_DESCR(u), dd)) {
-        /* an empty updates (`[]` is float64) has no value to cast */
-        if (PyArray_SIZE(u) && !PyArray_CanCastTypeTo(PyArray_DESCR(u), dd, NPY_SAME_KIND_CASTING)) {
-            so_fail("updates_cast", func, "{sOsO}", "from", (PyObject *)PyArray_DESCR(u),
-                    "to", (PyObject *)dd);
-            Py_DECREF(u);
-            return NULL;
-        }
-        Py_INCREF(dd);
-        v = (PyArrayObject *)PyArray_CastToType(u, dd, 0);
-        if (v == NULL) {
-            if (PyErr_ExceptionMatches(PyExc_UnicodeError)) {
-                PyObject *t, *e, *tb;
-                PyErr_Fetch(&t, &e, &tb);
-                PyErr_NormalizeException(&t, &e, &tb);
-                so_fail("updates_unicode", func, "{sOsOsO}", "from", (PyObject *)PyArray_DESCR(u),
-                        "to", (PyObject *)dd, "exc", e ? e : Py_None);
-                Py_XDECREF(t); Py_XDECREF(e); Py_XDECREF(tb);
-            }
-            Py_DECREF(u);
-            return NULL;
-        }
+        v = so_size(u) == 0 ? empty_as(u, dd) : cast_updates(func, u, dd);
         Py_DECREF(u);
+        if (v == NULL) return NULL;
         u = v;
     }
     /* broadcast: a view with stride 0 along the dims updates lacks or has as 1 */
@@ -223,6 +256,9 @@ parse_updates(const char *func, int kind, PyObject *updates, PyArrayObject *data
     if (un == ur) {
         for (d = 0; d < ur && same; d++) same = PyArray_DIM(u, d) == req[d];
         if (same) return u;
+    }
+    if (so_size(u) == 0 && index_space_empty(kind, idx)) {
+        un = 0;                           /* nothing to write: taken as a scalar would be */
     }
     for (d = 0; d < ur && un <= ur; d++) {
         int e = d - (ur - un);
@@ -265,8 +301,11 @@ parse_updates(const char *func, int kind, PyObject *updates, PyArrayObject *data
     return v;
 }
 
+/* out, checked against data (given: data as the user passed it, for the
+ * in-place form).  A subclass is written through a plain view of its memory;
+ * public.c returns the user's own out. */
 static PyArrayObject *
-parse_out(const char *func, PyObject *out, PyArrayObject *data)
+parse_out(const char *func, PyObject *out, PyObject *given, PyArrayObject *data)
 {
     PyArrayObject *o;
     if (out == NULL || out == Py_None) return NULL;
@@ -274,31 +313,32 @@ parse_out(const char *func, PyObject *out, PyArrayObject *data)
         so_fail("out_type", func, "{sO}", "got", (PyObject *)Py_TYPE(out));
         return NULL;
     }
-    o = (PyArrayObject *)out;
-    if (o == data) {
-        /* in place: shape and dtype are data's own */
-        if (!PyArray_ISWRITEABLE(o)) {
+    if (out == given) {
+        /* in place: shape and dtype are data's own, and so is its plain view */
+        if (!PyArray_ISWRITEABLE(data)) {
             so_fail("out_readonly", func, NULL);
             return NULL;
         }
-        Py_INCREF(o);
-        return o;
+        Py_INCREF(data);
+        return data;
     }
+    o = so_plain_array(func, "out", (PyArrayObject *)out);
+    if (o == NULL) return NULL;
     if (!PyArray_SAMESHAPE(o, data)) {
         so_fail("out_shape", func, "{sNsN}", "got", SHAPE(o), "want", SHAPE(data));
-        return NULL;
     }
-    if (!PyArray_EquivTypes(PyArray_DESCR(o), PyArray_DESCR(data))) {
+    else if (!PyArray_EquivTypes(PyArray_DESCR(o), PyArray_DESCR(data))) {
         so_fail("out_dtype", func, "{sOsO}", "got", (PyObject *)PyArray_DESCR(o),
                 "want", (PyObject *)PyArray_DESCR(data));
-        return NULL;
     }
-    if (!PyArray_ISWRITEABLE(o)) {
+    else if (!PyArray_ISWRITEABLE(o)) {
         so_fail("out_readonly", func, NULL);
-        return NULL;
     }
-    Py_INCREF(o);
-    return o;
+    else {
+        return o;
+    }
+    Py_DECREF(o);
+    return NULL;
 }
 
 /* ---- the whole call -------------------------------------------------------- */
@@ -343,6 +383,7 @@ so_args_parse(so_args *a, int kind, PyObject *data, PyObject *indices, PyObject 
         so_fail("data_0d", func, NULL);
         goto fail;
     }
+    if (kind == SO_ND && PyTuple_Check(indices) && so_check_nd_tuple(func, indices) < 0) goto fail;
     orig = so_parse_indices(func, indices);
     if (orig == NULL) goto fail;
     if (kind != SO_ND) {
@@ -353,7 +394,7 @@ so_args_parse(so_args *a, int kind, PyObject *data, PyObject *indices, PyObject 
     if (ur < 0) goto fail;
     a->upd = parse_updates(func, kind, updates, a->data, orig, a->axis, req, ur);
     if (a->upd == NULL) goto fail;
-    a->out = parse_out(func, out, a->data);
+    a->out = parse_out(func, out, data, a->data);
     if (a->out == NULL && PyErr_Occurred()) goto fail;
     a->typed = so_check_reduction(func, entry, reduction, PyArray_DESCR(a->data), &a->kn);
     if (a->typed < 0) goto fail;

@@ -1,13 +1,44 @@
 /*
  * py/indices.c: the index array of a call -- an integer array (an empty one of
- * any dtype is empty indices), its conversion to native intp, and the check of
+ * any dtype is empty indices; scatter_nd refuses np.add.at's tuple of index
+ * arrays, which it would misread), its conversion to native intp, and the check of
  * every value against its axis, whose IndexError names the value as the user
  * gave it, its position, the axis and its size.
  */
 #include "py/py.h"
 
-/* indices: an integer array; an empty array of another dtype (`[]` is float64)
- * is empty indices. */
+/* An item of a tuple given as scatter_nd's indices holds several values (an
+ * array of rank >= 1, a list, a tuple, anything numpy.asarray makes rank >= 1
+ * of): 1; a scalar: 0; -1 raised. */
+static int
+item_has_dims(const char *func, PyObject *item)
+{
+    PyObject *a;
+    int nd;
+    if (PyArray_Check(item)) return PyArray_NDIM((PyArrayObject *)item) > 0;
+    if (PyList_Check(item) || PyTuple_Check(item)) return 1;
+    if (PyArray_IsAnyScalar(item)) return 0;
+    a = PyArray_FromAny(item, NULL, 0, 0, 0, NULL);
+    if (a == NULL) return so_fail_converting(func, "indices");
+    nd = PyArray_NDIM((PyArrayObject *)a);
+    Py_DECREF(a);
+    return nd > 0;
+}
+
+int
+so_check_nd_tuple(const char *func, PyObject *indices)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(indices), j;
+    for (j = 0; j < n; j++) {
+        int dims = item_has_dims(func, PyTuple_GET_ITEM(indices, j));
+        if (dims < 0) return -1;
+        if (dims) return so_fail("nd_tuple", func, "{sn}", "n", n);
+    }
+    return 0;
+}
+
+/* indices: an integer array; an empty array of any other dtype (`[]` is
+ * float64) is empty indices. */
 PyArrayObject *
 so_parse_indices(const char *func, PyObject *indices)
 {
@@ -16,7 +47,7 @@ so_parse_indices(const char *func, PyObject *indices)
     if (i == NULL) return NULL;
     d = PyArray_DESCR(i);
     if (d->kind == 'i' || d->kind == 'u') return i;
-    if (PyArray_SIZE(i) == 0 && d->kind != 'V') {
+    if (so_size(i) == 0) {
         z = (PyArrayObject *)PyArray_ZEROS(PyArray_NDIM(i), PyArray_DIMS(i), NPY_INTP, 0);
         Py_DECREF(i);
         return z;

@@ -78,6 +78,12 @@ public_call(int kind, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
         PyErr_Clear();
         if (so_args_apply_mode(&a) == 0) res = so_call_run(&a, nthreads);
     }
+    if (res != NULL && a.out != NULL && res != v[P_OUT]) {
+        /* out was a subclass, written through a plain view: the user's own out */
+        Py_DECREF(res);
+        res = v[P_OUT];
+        Py_INCREF(res);
+    }
     so_args_clear(&a);
     return res;
 }

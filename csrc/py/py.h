@@ -57,9 +57,32 @@ int so_args_check_indices(const so_args *a, int nthreads);
 int so_args_bounds(const so_args *a, npy_intp *bounds);
 /* calls with at least this many indices or updates release the GIL */
 #define SO_GIL_RELEASE_MIN ((npy_intp)1 << 14)
-/* convert.c: numpy.asarray (an ndarray, subclasses too, as it is), raising for
- * argument name; a shape as a tuple */
-PyArrayObject *so_as_array(const char *func, const char *name, PyObject *o);
+/* convert.c: numpy.asarray, raising for argument name: always a plain ndarray
+ * (a subclass as a view of its memory; a numpy.ma.MaskedArray raises, since
+ * its mask cannot be honoured); so_plain_array does the same for an ndarray
+ * (out).  A plain ndarray, the usual argument, is taken here, inline: a call
+ * for each of the three arrays was a tenth of a 4-update in-place call. */
+PyArrayObject *so_as_array_converted(const char *func, const char *name, PyObject *o);
+PyArrayObject *so_plain_subclass(const char *func, const char *name, PyArrayObject *a);
+static inline PyArrayObject *
+so_as_array(const char *func, const char *name, PyObject *o)
+{
+    if (PyArray_CheckExact(o)) {
+        Py_INCREF(o);
+        return (PyArrayObject *)o;
+    }
+    return so_as_array_converted(func, name, o);
+}
+static inline PyArrayObject *
+so_plain_array(const char *func, const char *name, PyArrayObject *a)
+{
+    if (PyArray_CheckExact(a)) {
+        Py_INCREF(a);
+        return a;
+    }
+    return so_plain_subclass(func, name, a);
+}
+/* convert.c: a shape as a tuple */
 PyObject *so_shape_tuple(int nd, const npy_intp *dims);
 #define SHAPE(a) so_shape_tuple(PyArray_NDIM(a), PyArray_DIMS(a))
 
@@ -93,6 +116,12 @@ int so_args_init(void);
 /* indices.c: the indices argument as an integer array (NULL raised); as native
  * intp (uint64 values past intp's range become its max, still out of range) */
 PyArrayObject *so_parse_indices(const char *func, PyObject *indices);
+/* indices.c: scatter_nd's indices given as a Python tuple: one of arrays or
+ * sequences is np.add.at's spelling, (rows, cols) meaning the pairs
+ * (rows[j], cols[j]), which read as an array would be len(tuple) index tuples
+ * instead, silently: refused (-1 raised).  A tuple of scalars is one index
+ * tuple, as a list would be (0). */
+int so_check_nd_tuple(const char *func, PyObject *indices);
 PyArrayObject *so_as_intp(const char *func, PyArrayObject *i);
 
 /* mode.c: mode= (NULL: the default), as SO_MODE_*, or -1 raised; and a->mode

@@ -1,0 +1,127 @@
+"""The repository's own text: what it cites, and what its skips say.
+
+* Nothing in the repository cites a document its reader cannot open: the team's shared
+  notes outside the checkout, their contract, measurement and style pages, issue numbers
+  of a tracker the checkout does not hold.  What the text relies on is written in
+  docs/contract.md or docs/design.md instead.
+* Every test that skips for a missing package says which extra of pyproject.toml installs
+  it (tests/extras.py), so a skip tells the reader how to run the test.
+
+Pure Python: reads files, imports nothing from scatterops.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+import extras
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# written in pieces, so that this file does not match itself
+_FORBIDDEN = re.compile("|".join([
+    r"\.\./" + "shared",
+    "API" + r"\.md",
+    "MEASURED" + r"\.md",
+    "STYLE" + r"\.md",
+    "[Ii]ss" + "ue #?[0-9]+",
+]))
+_SKIPPED_DIRS = {".git", "build", "dist", "__pycache__", ".hypothesis", ".pytest_cache"}
+
+
+def _repository_files():
+    """The files of the checkout: git's list where there is one, else every file."""
+    try:
+        listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
+                                check=True).stdout.decode().split("\0")
+        files = [f for f in listed if f]
+    except (OSError, subprocess.CalledProcessError):
+        files = []
+    if files:
+        return files
+    found = []
+    for top, dirs, names in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if d not in _SKIPPED_DIRS and not d.endswith(".egg-info")]
+        found += [os.path.relpath(os.path.join(top, n), ROOT) for n in names]
+    return found
+
+
+def _text(path):
+    """The file's text, or None for a binary (as git grep -I skips them) or missing file."""
+    try:
+        with open(os.path.join(ROOT, path), "rb") as f:
+            raw = f.read()
+    except OSError:
+        return None
+    if b"\0" in raw:
+        return None
+    return raw.decode("utf-8", "replace")
+
+
+def test_nothing_cites_what_the_reader_cannot_open():
+    hits = []
+    for path in _repository_files():
+        text = _text(path)
+        if text is None:
+            continue
+        for n, line in enumerate(text.splitlines(), 1):
+            if _FORBIDDEN.search(line):
+                hits.append(f"{path}:{n}: {line.strip()}")
+    assert not hits, ("cite docs/contract.md or docs/design.md (write what the text relies on "
+                      "there) instead of:\n" + "\n".join(hits))
+
+
+def test_the_citation_pattern_catches_what_it_should():
+    for line in ["see ../" + "shared/x", "(API" + ".md)", "MEASURED" + ".md", "STYLE" + ".md",
+                 "iss" + "ue 5:", "Iss" + "ue #12"]:
+        assert _FORBIDDEN.search(line), line
+    for line in ["docs/contract.md", "an issue with numbers", "tissue"]:
+        assert not _FORBIDDEN.search(line), line
+
+
+# ---------------------------------------------------------------------------------------
+# skips name their extra
+# ---------------------------------------------------------------------------------------
+
+def _extras_in_pyproject():
+    """{extra: [requirement names]} from pyproject.toml's [project.optional-dependencies]."""
+    with open(os.path.join(ROOT, "pyproject.toml"), encoding="utf-8") as f:
+        text = f.read()
+    section = text.split("[project.optional-dependencies]", 1)[1].split("\n[", 1)[0]
+    found = {}
+    for name, items in re.findall(r"^(\w+)\s*=\s*\[(.*?)\]", section, re.M | re.S):
+        found[name] = [re.split(r"[<>=!~\[ ;]", req, 1)[0]
+                       for req in re.findall(r'"([^"]+)"', items)]
+    return found
+
+
+@pytest.mark.skipif(not os.path.exists(os.path.join(ROOT, "pyproject.toml")),
+                    reason="pyproject.toml is not beside the tests")
+@pytest.mark.parametrize("module", sorted(extras.EXTRA_OF))
+def test_the_extra_named_in_a_skip_installs_the_module(module):
+    extra = extras.EXTRA_OF[module]
+    assert module in _extras_in_pyproject()[extra], f"pyproject's [{extra}] does not install {module}"
+
+
+def test_a_missing_module_skips_with_its_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)       # import torch now raises ImportError
+    with pytest.raises(pytest.skip.Exception, match=re.escape("needs torch: pip install -e '.[peers]'")):
+        extras.need("torch")
+
+
+def test_every_import_skip_goes_through_the_helper():
+    own = {"extras.py", os.path.basename(__file__)}
+    bare = []
+    for name in sorted(os.listdir(HERE)):
+        if not name.endswith(".py") or name in own:
+            continue
+        with open(os.path.join(HERE, name), encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if "importorskip(" in line:
+                    bare.append(f"tests/{name}:{n}: {line.strip()}")
+    assert not bare, "skip through tests/extras.py (need / skip_reason):\n" + "\n".join(bare)
