@@ -45,7 +45,7 @@ def _outcome(case, module, mode):
     p = case.prepare()
     fn = getattr(module, case.func)
     try:
-        return fn(*p.positional(), out=p.out, mode=mode, **case.kwargs()), p
+        return fn(*p.positional(), out=p.out, mode=mode, **case.options()), p
     except IndexError as exc:
         return exc, p
 

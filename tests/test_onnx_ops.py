@@ -17,7 +17,9 @@ import numpy as np
 import pytest
 from hypothesis import given, note, settings
 
-pytest.importorskip("onnx", reason="needs onnx: pip install -e '.[peers]'")
+from extras import need
+
+need("onnx")
 
 from onnx import helper, numpy_helper  # noqa: E402
 from onnx.reference import ReferenceEvaluator  # noqa: E402
