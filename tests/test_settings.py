@@ -207,6 +207,10 @@ def test_run_time_variables_parsed_strictly():
 # ---- build time: setup.py -------------------------------------------------------------------
 
 
+needs_checkout = pytest.mark.skipif(not os.path.exists(os.path.join(ROOT, "setup.py")),
+                                    reason="needs a checkout (setup.py)")
+
+
 @pytest.fixture(scope="module")
 def build_flags():
     return runpy.run_path(os.path.join(ROOT, "setup.py"), run_name="not_main")["build_flags"]
@@ -219,7 +223,7 @@ def _flags(build_flags, **env):
     return cflags, ldflags, dict(macros), warned
 
 
-@pytest.mark.skipif(not os.path.exists(os.path.join(ROOT, "setup.py")), reason="needs a checkout")
+@needs_checkout
 def test_build_settings_parsed_strictly(build_flags):
     cflags, ldflags, macros, warned = _flags(build_flags)
     assert "-Werror" not in cflags and "-flto=auto" in cflags and "-flto=auto" in ldflags
@@ -243,6 +247,7 @@ def test_build_settings_parsed_strictly(build_flags):
     assert cflags[-2:] == ["-O1", "-DX=a b"] and warned == []
 
 
+@needs_checkout
 def test_build_prints_its_warnings(build_flags, capsys):
     build_flags({"SCATTEROPS_WERROR": "-1"}, cc="gcc")
     assert "warning: SCATTEROPS_WERROR='-1' is not a boolean" in capsys.readouterr().err
