@@ -844,8 +844,8 @@ THREAD_COUNTS = (1, 2, 4, 64)
 
 def case_threads(quick: bool) -> Case:
     """threads: message passing (scatter_elements add along axis 0, an index expanded along the
-    features) with 1, 2, 4 and 64 threads requested.  Before the cap, 64 threads on a 2-CPU
-    machine ran 3-6x slower than 2."""
+    features) with 1, 2, 4 and 64 threads requested: a count above the CPUs this process may
+    use runs that many, so on 2 CPUs the last three rows time the same 2 threads."""
     nodes, edges, feats = (20000, 100000, 32) if quick else (100000, 500000, 64)
 
     def make():
