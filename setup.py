@@ -5,58 +5,103 @@ base, kernels, plan, walk, py), so a new file needs no edit here; includes are
 written relative to csrc/ ("base/base.h").
 
 NPY_TARGET_VERSION is pinned to NumPy 1.25 so a wheel built against NumPy 2.x
-imports under the oldest NumPy that pyproject.toml claims.  Set
-SCATTEROPS_WERROR=1 to turn warnings into errors (CI does; the shipped build
-does not), SCATTEROPS_CFLAGS / SCATTEROPS_LDFLAGS to add flags (for example the
-sanitizers), SCATTEROPS_LTO=0 to build without link-time optimisation.
+imports under the oldest NumPy that pyproject.toml claims.
+
+The build settings, parsed as the run-time ones are (scatterops/_env.py: a
+switch is 1/0, true/false, yes/no, on/off; a bad value is a printed warning
+and the default):
+
+* SCATTEROPS_WERROR=1: compiler warnings are errors (CI sets it; default off);
+* SCATTEROPS_LTO=0: no link-time optimisation (default on);
+* SCATTEROPS_PORTABLE=1: no x86-64 vector path (AVX-512, AVX2, F16C, CPUID),
+  only the scalar loops, as on any other machine (default off; off x86-64 the
+  C code has none anyway);
+* SCATTEROPS_CFLAGS / SCATTEROPS_LDFLAGS: more flags (for example the
+  sanitizers), split as a shell would.
+
+The C core runs its threads on POSIX threads: on Windows the build stops and
+says so.
 """
+import importlib.util
 import os
-import shlex
+import sys
 import sysconfig
 from glob import glob
 
-import numpy as np
 import setuptools
 from setuptools import Extension, setup
 
-# pyproject.toml gives the license as an SPDX expression (PEP 639), which older
-# setuptools rejects with a schema error that does not say why.  pip's isolated
-# builds get a new one from [build-system]; `python setup.py ...` uses whatever
-# is installed, so say what to do.
-if int(setuptools.__version__.split(".")[0]) < 77:
-    raise SystemExit(f"scatterops needs setuptools>=77 to build (this is {setuptools.__version__}): "
-                     "pip install --upgrade 'setuptools>=77'")
+HERE = os.path.dirname(os.path.abspath(__file__))
 
-npymath_dir = os.path.join(os.path.dirname(np.get_include()), "lib")
 
-# -fvisibility=hidden and -flto: the C core is many small files in layers; hidden
-# symbols make the calls between them direct (no PLT) and link-time optimisation
-# inlines across them, which the per-call cost of a small call depends on (a
-# 4-update in-place add: 131 ns as separate objects, 108 ns like this; PyInit__core
-# is exported by PyMODINIT_FUNC)
-_cc = os.environ.get("CC") or sysconfig.get_config_var("CC") or ""
-lto = ([] if os.environ.get("SCATTEROPS_LTO", "1") == "0"
-       else ["-flto"] if "clang" in _cc else ["-flto=auto"])
-cflags = ["-std=c11", "-O3", "-ffp-contract=off", "-fno-strict-aliasing", "-fvisibility=hidden",
-          "-Wall", "-Wextra", "-Wno-unused-parameter"] + lto
-if os.environ.get("SCATTEROPS_WERROR"):
-    cflags.append("-Werror")
-cflags += shlex.split(os.environ.get("SCATTEROPS_CFLAGS", ""))
-ldflags = (["-O3"] + lto if lto else []) + shlex.split(os.environ.get("SCATTEROPS_LDFLAGS", ""))
+def _load_env_rules():
+    """scatterops/_env.py, by its path: the package itself is not built yet."""
+    spec = importlib.util.spec_from_file_location(
+        "_scatterops_build_env", os.path.join(HERE, "scatterops", "_env.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
-core = Extension(
-    "scatterops._core",
-    sources=sorted(glob("csrc/**/*.c", recursive=True)),
-    depends=sorted(glob("csrc/**/*.h", recursive=True)),
-    include_dirs=[np.get_include(), "csrc"],
-    library_dirs=[npymath_dir],
-    libraries=["npymath", "m"],
-    define_macros=[
-        ("NPY_NO_DEPRECATED_API", "NPY_1_25_API_VERSION"),
-        ("NPY_TARGET_VERSION", "NPY_1_25_API_VERSION"),
-    ],
-    extra_compile_args=cflags,
-    extra_link_args=ldflags,
-)
 
-setup(ext_modules=[core])
+def _print_warning(message):
+    print(f"warning: {message}", file=sys.stderr)
+
+
+def build_flags(environ=None, cc=None, warn=_print_warning):
+    """(compile flags, link flags, macros) for the environment environ (default
+    os.environ) and the compiler command cc."""
+    env = _load_env_rules()
+    environ = os.environ if environ is None else environ
+    if cc is None:
+        cc = environ.get("CC") or sysconfig.get_config_var("CC") or ""
+    # -fvisibility=hidden and -flto: the C core is many small files in layers; hidden
+    # symbols make the calls between them direct (no PLT) and link-time optimisation
+    # inlines across them, which the per-call cost of a small call depends on (a
+    # 4-update in-place add: 131 ns as separate objects, 108 ns like this; PyInit__core
+    # is exported by PyMODINIT_FUNC)
+    lto = (["-flto"] if "clang" in cc else ["-flto=auto"]) \
+        if env.env_bool("SCATTEROPS_LTO", True, environ, warn) else []
+    cflags = ["-std=c11", "-O3", "-ffp-contract=off", "-fno-strict-aliasing",
+              "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-unused-parameter"] + lto
+    if env.env_bool("SCATTEROPS_WERROR", False, environ, warn):
+        cflags.append("-Werror")
+    cflags += env.env_flags("SCATTEROPS_CFLAGS", environ, warn)
+    ldflags = (["-O3"] + lto if lto else []) + env.env_flags("SCATTEROPS_LDFLAGS", environ, warn)
+    macros = [("NPY_NO_DEPRECATED_API", "NPY_1_25_API_VERSION"),
+              ("NPY_TARGET_VERSION", "NPY_1_25_API_VERSION")]
+    if env.env_bool("SCATTEROPS_PORTABLE", False, environ, warn):
+        macros.append(("SCATTEROPS_PORTABLE", "1"))
+    return cflags, ldflags, macros
+
+
+def main():
+    # pyproject.toml gives the license as an SPDX expression (PEP 639), which older
+    # setuptools rejects with a schema error that does not say why.  pip's isolated
+    # builds get a new one from [build-system]; `python setup.py ...` uses whatever
+    # is installed, so say what to do.
+    if int(setuptools.__version__.split(".")[0]) < 77:
+        raise SystemExit(f"scatterops needs setuptools>=77 to build (this is "
+                         f"{setuptools.__version__}): pip install --upgrade 'setuptools>=77'")
+    if os.name == "nt":
+        raise SystemExit("scatterops cannot be built on Windows: its C core runs its threads "
+                         "on POSIX threads (pthread.h), which this platform does not have; "
+                         "build it on Linux or macOS, or under WSL")
+    import numpy as np
+
+    cflags, ldflags, macros = build_flags()
+    core = Extension(
+        "scatterops._core",
+        sources=sorted(glob("csrc/**/*.c", recursive=True)),
+        depends=sorted(glob("csrc/**/*.h", recursive=True)),
+        include_dirs=[np.get_include(), "csrc"],
+        library_dirs=[os.path.join(os.path.dirname(np.get_include()), "lib")],
+        libraries=["npymath", "m"],
+        define_macros=macros,
+        extra_compile_args=cflags,
+        extra_link_args=ldflags,
+    )
+    setup(ext_modules=[core])
+
+
+if __name__ == "__main__":
+    main()

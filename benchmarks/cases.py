@@ -834,6 +834,70 @@ def small_cases() -> List[Case]:
 
 
 # --------------------------------------------------------------------------------------------
+# threads: one large call at 1, 2, 4 and 64 requested threads, side by side
+
+
+#: the thread counts asked for with ``scatterops.threads(n)``; calls use at most the CPUs this
+#: process may use, so on a 2-CPU machine 4 and 64 run 2 threads
+THREAD_COUNTS = (1, 2, 4, 64)
+
+
+def case_threads(quick: bool) -> Case:
+    """threads: message passing (scatter_elements add along axis 0, an index expanded along the
+    features) with 1, 2, 4 and 64 threads requested: a count above the CPUs this process may
+    use runs that many, so on 2 CPUs the last three rows time the same 2 threads."""
+    nodes, edges, feats = (20000, 100000, 32) if quick else (100000, 500000, 64)
+
+    def make():
+        rng = np.random.default_rng(211)
+        rows = rng.integers(0, nodes, edges)
+        msg = rng.standard_normal((edges, feats)).astype(f32)
+        return {"data": rng.standard_normal((nodes, feats)).astype(f32),
+                "indices": np.broadcast_to(rows[:, None], msg.shape), "rows": rows,
+                "updates": msg}
+
+    def so_threads(n):
+        def build(x):
+            f, d, i, u = _so().scatter_elements, x["data"], x["indices"], x["updates"]
+            block = _so().threads(n)
+
+            def run():
+                with block:
+                    return f(d, i, u, 0, reduction="add")
+            return run
+        return build
+
+    def floor(x):
+        return core.floor_call(copy_from=x["data"], reads=[(x["updates"], None), (x["rows"], None)])
+
+    try:
+        cap = _thread_cap()
+    except ImportError:                 # no scatterops: the case reports that itself
+        cap = max(THREAD_COUNTS)
+    return Case(
+        key="threads",
+        name=f"threads: scatter_elements add, ({nodes},{feats}) f32, {edges} rows along axis 0, "
+             f"threads(n), n = {', '.join(map(str, THREAD_COUNTS))}",
+        make=make, floor=floor,
+        impls=[Impl("scatterops", f"threads({n})", so_threads(n), threads=min(n, cap))
+               for n in THREAD_COUNTS],
+        na={p: "scatterops' own thread counts only" for p in ("numpy", "torch", "onnxruntime",
+                                                               "openvino")},
+        notes=[f"threads(n) runs min(n, {cap}) threads, {cap} being the CPUs this process may use "
+               "(affinity and cgroup CPU quota); the results are bit-identical"])
+
+
+def _thread_cap() -> int:
+    """The most threads a call may use here (asking for more warns once: not here)."""
+    import warnings
+    so = _so()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with so.threads(so._core.POOL_MAX):
+            return so.get_num_threads()
+
+
+# --------------------------------------------------------------------------------------------
 
 
 def all_cases(quick: bool) -> List[Case]:
@@ -852,4 +916,6 @@ def all_cases(quick: bool) -> List[Case]:
         case_tiny(quick),
         case_update_seed(quick, inplace=True),
         case_nd_add(quick, inplace=True),
-    ] + small_cases()
+    ] + small_cases() + [
+        case_threads(quick),
+    ]

@@ -7,8 +7,9 @@ written in C on the NumPy C API.  ``scatterops.reference`` holds the same three
 functions in plain NumPy.  The contract is in README.md.
 """
 from ._version import __version__
+from . import _settings  # noqa: F401  (the environment, set in the C core before any call)
 from ._api import scatter_elements, scatter_nd, scatter_update
-from ._threads import get_num_threads, set_num_threads
+from ._threads import get_num_threads, set_num_threads, threads
 
 __all__ = ["scatter_update", "scatter_nd", "scatter_elements",
-           "set_num_threads", "get_num_threads", "__version__"]
+           "set_num_threads", "get_num_threads", "threads", "__version__"]

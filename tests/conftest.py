@@ -36,3 +36,12 @@ if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
     settings.load_profile("ci")
 else:
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+# Calls use at most the CPUs this process may use (scatterops/_threads.py).  The suite runs
+# thread counts above that too (3, 4: every split of a call must give the same bits, on any
+# machine, a 1-CPU CI runner included), so it raises the cap; tests/test_settings.py puts the
+# real one back where it tests the cap itself.
+import scatterops._core  # noqa: E402
+
+TEST_THREAD_CAP = 16
+scatterops._core.set_thread_cap(TEST_THREAD_CAP)

@@ -4,11 +4,13 @@ import os
 import subprocess
 import sys
 import threading
+import warnings
 
 import numpy as np
 import pytest
 
 import scatterops as so
+from conftest import TEST_THREAD_CAP
 
 
 @pytest.fixture
@@ -151,17 +153,174 @@ def _child_threads(env_value):
 
 
 def test_environment_variable_sets_threads():
-    assert _child_threads("3")[0] == 3
+    # (tests/test_settings.py checks its strict reading and the cap)
+    assert _child_threads("1") == (1, "")
     n, err = _child_threads("lots")
     assert n >= 1 and "SCATTEROPS_NUM_THREADS" in err
 
 
 def test_default_is_the_cpus_this_process_may_use():
+    # the affinity mask capped by a cgroup CPU quota (tests/test_settings.py: the quota)
     env = {k: v for k, v in os.environ.items() if k != "SCATTEROPS_NUM_THREADS"}
-    code = "import os, scatterops; print(scatterops.get_num_threads(), len(os.sched_getaffinity(0)))"
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         check=True).stdout.split()
-    assert out[0] == out[1]
+    code = ("import os, scatterops, scatterops._threads as t; "
+            "print(scatterops.get_num_threads(), t._usable_cpus(), len(os.sched_getaffinity(0)))")
+    got, usable, affinity = map(int, subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True,
+        check=True).stdout.split())
+    assert got == usable and 1 <= usable <= affinity
+
+
+# ---- the cap: no call uses more threads than the CPUs this process may use ---------------
+
+
+@pytest.fixture
+def real_cap(restore_threads):
+    """The cap of a process outside the suite (tests/conftest.py raises it), and the
+    warning not shown yet; the suite's back after the test."""
+    from scatterops import _core, _threads
+    cap = _core.set_thread_cap(_threads._usable_cpus())
+    _threads._warned_over_cap = False
+    yield cap
+    _threads._warned_over_cap = False
+    _core.set_thread_cap(TEST_THREAD_CAP)
+
+
+def test_more_threads_than_cpus_warns_once_and_uses_the_cap(real_cap):
+    with pytest.warns(RuntimeWarning, match=rf"set_num_threads\({real_cap + 5}\) asks for "
+                                             rf"{real_cap + 5} threads, .* calls use {real_cap}"):
+        so.set_num_threads(real_cap + 5)
+    assert so.get_num_threads() == real_cap
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                 # once: no second warning
+        so.set_num_threads(10 ** 30)                   # no ValueError, however large
+        assert so.get_num_threads() == real_cap
+        with so.threads(real_cap + 1):
+            assert so.get_num_threads() == real_cap
+        so.set_num_threads(1)
+        assert so.get_num_threads() == 1
+
+
+def test_threads_block_over_the_cap_warns(real_cap):
+    with pytest.warns(RuntimeWarning, match=rf"threads\({real_cap + 1}\) asks for"):
+        with so.threads(real_cap + 1) as block:
+            assert so.get_num_threads() == real_cap and block.n == real_cap + 1
+
+
+# ---- threads(n): the count of the calls the current thread makes inside a block ----------
+
+
+def test_threads_block_sets_and_restores(restore_threads):
+    so.set_num_threads(3)
+    with so.threads(1):
+        assert so.get_num_threads() == 1
+        with so.threads(2):
+            assert so.get_num_threads() == 2
+            so.set_num_threads(4)                      # the process-wide count, under the block's
+            assert so.get_num_threads() == 2
+        assert so.get_num_threads() == 1
+    assert so.get_num_threads() == 4
+    with pytest.raises(KeyError):
+        with so.threads(2):
+            with so.threads(1):
+                raise KeyError("x")
+    assert so.get_num_threads() == 4
+    block = so.threads(2)                              # one block object, entered twice
+    with block:
+        with block:
+            assert so.get_num_threads() == 2
+        assert so.get_num_threads() == 2
+    assert so.get_num_threads() == 4
+
+
+@pytest.mark.parametrize("bad, exc", [(0, ValueError), (-1, ValueError), (True, TypeError),
+                                      (2.0, TypeError), (None, TypeError)])
+def test_threads_block_refuses_what_is_not_a_positive_int(bad, exc):
+    with pytest.raises(exc, match="threads: n must be an int >= 1"):
+        so.threads(bad)
+
+
+def test_threads_block_leaves_other_threads_alone(restore_threads):
+    so.set_num_threads(3)
+    inside, outside = threading.Event(), threading.Event()
+    seen = {}
+
+    def in_block():
+        with so.threads(1):
+            seen["in"] = so.get_num_threads()
+            inside.set()
+            outside.wait(10)
+            seen["in after"] = so.get_num_threads()
+
+    def beside():
+        inside.wait(10)
+        seen["beside"] = so.get_num_threads()
+        with so.threads(2):
+            seen["beside block"] = so.get_num_threads()
+        outside.set()
+
+    ts = [threading.Thread(target=in_block), threading.Thread(target=beside)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert seen == {"in": 1, "beside": 3, "beside block": 2, "in after": 1}
+    assert so.get_num_threads() == 3
+
+
+def test_threads_block_is_the_count_the_calls_use():
+    # in a child: the pool's workers start at the first call that uses them, so a call inside
+    # threads(1) starts none; a call from another thread at the same time does
+    code = r"""
+import os, threading, numpy as np, scatterops as so, scatterops._core as c
+c.set_thread_cap(4)                           # whatever this machine's CPUs
+so.set_num_threads(4)
+big = np.zeros(1 << 20, np.float32)
+i = np.arange(1 << 19)[:, None] * 2
+u = np.ones(1 << 19, np.float32)
+call = lambda: so.scatter_nd(big, i, u, reduction="add")
+tasks = lambda: len(os.listdir("/proc/self/task"))
+before = tasks()
+started = []
+def beside():
+    call()
+    started.append(tasks() - before - 1)      # - 1: this thread
+with so.threads(1):
+    call()
+    started.append(tasks() - before)
+    t = threading.Thread(target=beside)
+    t.start(); t.join()
+print(*started)
+"""
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    alone, beside = map(int, res.stdout.split())
+    assert alone == 0 and beside >= 1, res.stdout
+
+
+def _threadpoolctl():
+    return pytest.importorskip(
+        "threadpoolctl", minversion="3.2",
+        reason="needs threadpoolctl >= 3.2, which the test extra brings: pip install -e '.[test]'")
+
+
+def test_threadpoolctl_limits_scatterops(restore_threads):
+    threadpoolctl = _threadpoolctl()
+    from scatterops import _core
+    so.set_num_threads(3)
+    mine = [lib for lib in threadpoolctl.threadpool_info() if lib["user_api"] == "scatterops"]
+    assert len(mine) == 1 and os.path.samefile(mine[0]["filepath"], _core.__file__)
+    assert mine[0]["num_threads"] == 3 and mine[0]["version"] == so.__version__
+    with threadpoolctl.threadpool_limits(1):
+        assert so.get_num_threads() == 1
+        with so.threads(2):                            # this thread's block comes first
+            assert so.get_num_threads() == 2
+    assert so.get_num_threads() == 3
+    with threadpoolctl.threadpool_limits(limits=2, user_api="scatterops"):
+        assert so.get_num_threads() == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                 # a limit above the cap: the cap, silently
+        with threadpoolctl.threadpool_limits(10 ** 6, user_api="scatterops"):
+            assert so.get_num_threads() == TEST_THREAD_CAP
+    assert so.get_num_threads() == 3
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")

@@ -24,7 +24,9 @@ GOOD = textwrap.dedent("""
                              include_self=False)
     so.set_num_threads(2)
     n: int = so.get_num_threads()
-    print(same.shape, new.sum(), el.dtype, n, so.__version__)
+    with so.threads(1) as block:
+        one: int = block.n
+    print(same.shape, new.sum(), el.dtype, n, one, so.__version__)
 """)
 BAD = GOOD + 'so.scatter_nd(data, [[1]], 1.0, reduction="average")\n'
 

@@ -39,11 +39,27 @@
 /* numpy_api.c: import NumPy's C API into the table (0, or -1 with an exception). */
 int so_import_numpy(void);
 
-/* cpu.c: whether the CPU can run the F16C conversions or the AVX-512 (F, DQ)
- * or AVX2 compaction, and the OS saves their registers; 0 off x86-64 */
-enum { SO_CPU_F16C = 0, SO_CPU_AVX512 = 1, SO_CPU_AVX2 = 2 };
-int so_cpu_has(int feature);
+/* Whether the x86-64 vector paths (AVX-512 and AVX2 compaction, AVX2
+ * transposed copy, F16C conversions, CPUID) are compiled in: with GCC or clang
+ * on x86-64, unless the build is portable (SCATTEROPS_PORTABLE=1 in setup.py
+ * defines SCATTEROPS_PORTABLE).  Without them only the scalar loops exist, as
+ * on any other machine. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(SCATTEROPS_PORTABLE)
+#define SO_X86_VECTOR 1
+#else
+#define SO_X86_VECTOR 0
+#endif
 
+/* cpu.c: whether the CPU can run the F16C conversions or the AVX-512 (F, DQ)
+ * or AVX2 compaction, and the OS saves their registers (0 without
+ * SO_X86_VECTOR, or once turned off by so_cpu_disable) */
+enum { SO_CPU_F16C = 0, SO_CPU_AVX512 = 1, SO_CPU_AVX2 = 2, SO_CPU_NFEATURES = 3 };
+int so_cpu_has(int feature);
+void so_cpu_disable(int feature);
+
+/* threads.c: the most worker threads the pool keeps; a thread count is capped
+ * below it (py/settings.c) */
+#define SO_POOL_MAX 1024
 /* threads.c: fn on each of the n tasks (size bytes apart from tasks): task 0 on
  * the calling thread, the others on new threads, joined before it returns (a
  * task whose thread cannot be made runs on the calling thread).  Returns the

@@ -6,7 +6,7 @@
 #include "base/base.h"
 
 #include <stdlib.h>
-#if defined(__GNUC__) && defined(__x86_64__)
+#if SO_X86_VECTOR
 #include <immintrin.h>
 #endif
 
@@ -113,7 +113,7 @@ transpose_scalar(const so_transpose_task *t, npy_intp r0, npy_intp r1, npy_intp 
     }
 }
 
-#if defined(__GNUC__) && defined(__x86_64__)
+#if SO_X86_VECTOR
 /* One block: d[i * ds + j] = s[j * ss + i], strides in items. */
 __attribute__((target("avx2")))
 static inline void
@@ -230,16 +230,15 @@ transpose_main(void *arg)
 {
     so_transpose_task *t = (so_transpose_task *)arg;
     const npy_intp width = t->isz < SO_TR_LINE ? SO_TR_LINE / t->isz : 1;
-    int vec = 0;
     npy_intp rt, ct;
-#if defined(__GNUC__) && defined(__x86_64__)
-    vec = (t->isz == 2 || t->isz == 4 || t->isz == 8) && so_cpu_has(SO_CPU_AVX2);
+#if SO_X86_VECTOR
+    const int vec = (t->isz == 2 || t->isz == 4 || t->isz == 8) && so_cpu_has(SO_CPU_AVX2);
 #endif
     for (rt = t->r0; rt < t->r1; rt += SO_TR_ROWS) {
         npy_intp re = rt + SO_TR_ROWS < t->r1 ? rt + SO_TR_ROWS : t->r1;
         for (ct = 0; ct < t->cols; ct += width) {
             npy_intp ce = ct + width < t->cols ? ct + width : t->cols, rv = rt, cv = ct;
-#if defined(__GNUC__) && defined(__x86_64__)
+#if SO_X86_VECTOR
             if (vec) transpose_vector(t, rt, re, ct, ce, &rv, &cv);
 #endif
             /* what the blocks left: the columns past them, then the rows */

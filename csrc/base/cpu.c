@@ -1,30 +1,36 @@
 /*
  * base/cpu.c: which instruction sets the CPU has and the OS supports (CPUID and
- * XGETBV), asked once per feature; the SCATTEROPS_NO_* variables turn one off.
+ * XGETBV), asked once per feature; a feature can be turned off (the
+ * SCATTEROPS_NO_* switches, parsed by the Python side and set through
+ * py/settings.c).  A portable build (SO_X86_VECTOR 0) has none.
  */
 #include "base/base.h"
 
-#include <stdlib.h>
-#if defined(__GNUC__) && defined(__x86_64__)
+#if SO_X86_VECTOR
 #include <cpuid.h>
 #endif
 
+/* -1: not asked yet; else whether the feature may be used */
+static int known[SO_CPU_NFEATURES] = {-1, -1, -1};
+static int disabled[SO_CPU_NFEATURES];
+
+void
+so_cpu_disable(int feature)
+{
+    disabled[feature] = 1;
+    known[feature] = 0;
+}
 
 /* Whether the CPU has the instructions and the OS saves the registers they use,
  * asked with CPUID and XGETBV, which every compiler here knows (clang 14 has no
- * __builtin_cpu_supports("f16c")).  SCATTEROPS_NO_F16C=1 / SCATTEROPS_NO_AVX512=1
- * turn one off (the tests compare both ways).  The answer is kept: every thread
- * that races to it writes the same value. */
+ * __builtin_cpu_supports("f16c")).  The answer is kept: every thread that
+ * races to it writes the same value. */
 int
 so_cpu_has(int feature)
 {
-    static int known[3] = {-1, -1, -1};
     if (known[feature] < 0) {
-        const char *env = getenv(feature == SO_CPU_F16C     ? "SCATTEROPS_NO_F16C"
-                                 : feature == SO_CPU_AVX2   ? "SCATTEROPS_NO_AVX2"
-                                                            : "SCATTEROPS_NO_AVX512");
         int have = 0;
-#if defined(__GNUC__) && defined(__x86_64__)
+#if SO_X86_VECTOR
         unsigned int a = 0, b = 0, c = 0, d = 0, xlo = 0, xhi = 0, state = 0;
         if (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_OSXSAVE)) {
             if (feature == SO_CPU_F16C) {
@@ -46,8 +52,7 @@ so_cpu_has(int feature)
             }
         }
 #endif
-        known[feature] = have && !(env != NULL && env[0] == '1');
+        known[feature] = have && !disabled[feature];
     }
     return known[feature];
 }
-

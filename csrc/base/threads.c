@@ -19,9 +19,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-/* The most workers the pool keeps (a thread count asks for fewer). */
-#define SO_POOL_MAX 1024
-
 typedef struct {
     pthread_mutex_t mu;
     pthread_cond_t wake, done_cv;

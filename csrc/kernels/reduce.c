@@ -85,7 +85,7 @@ static inline npy_half f16_min(npy_half x, npy_half y)
  * are out-of-line bit manipulations and took half the time of a float16
  * scatter-add.  Both convert exactly and round to nearest even, so every result
  * is the same; a NaN result's payload may differ, which docs/contract.md leaves open. */
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#if SO_X86_VECTOR
 #include <immintrin.h>
 #define SO_HAVE_F16C 1
 #define SO_F16C __attribute__((target("f16c")))

@@ -31,10 +31,25 @@ static PyMethodDef so_methods[] = {
      "for the dtypes without a C loop."},
     {"generic_calls", so_py_generic_calls, METH_NOARGS,
      "generic_calls()\n--\n\nHow many calls went to the NumPy fallback (dtypes without a C loop)."},
+    {"set_thread_cap", so_py_set_thread_cap, METH_O,
+     "set_thread_cap(n, /)\n--\n\nThe most threads any call may use (the CPUs this process may\n"
+     "use, at most the pool's size); returns the cap set."},
     {"set_num_threads", so_py_set_num_threads, METH_O,
-     "set_num_threads(n, /)\n--\n\nThreads a large call may use."},
-    {"get_num_threads", so_py_get_num_threads, METH_NOARGS,
-     "get_num_threads()\n--\n\nThreads a large call may use."},
+     "set_num_threads(n, /)\n--\n\nThreads a large call may use, process-wide (capped); returns\n"
+     "the count set."},
+    {"swap_local_threads", so_py_swap_local_threads, METH_O,
+     "swap_local_threads(n, /)\n--\n\nThreads the calls of this thread use (capped; 0: the\n"
+     "process-wide count); returns this thread's value before."},
+    {"get_num_threads", so_py_get_num_threads, METH_O,
+     "get_num_threads(process_wide, /)\n--\n\nThreads a call made now by this thread uses, or\n"
+     "the process-wide count."},
+    {"disable_cpu_feature", so_py_disable_cpu_feature, METH_O,
+     "disable_cpu_feature(i, /)\n--\n\nCalls no longer use CPU_FEATURES[i]."},
+    {"cpu_features", so_py_cpu_features, METH_NOARGS,
+     "cpu_features()\n--\n\nWhether calls use each of CPU_FEATURES (the CPU has it, the build\n"
+     "has its path, it is not turned off)."},
+    {"set_output_cache_limit", so_output_cache_set_limit, METH_O,
+     "set_output_cache_limit(nbytes, /)\n--\n\nBytes the output cache may keep (0: none)."},
     {"_test_rewrite_indices", so_py_test_rewrite_indices, METH_O,
      "_test_rewrite_indices(value, /)\n--\n\nTests only: every call rewrites its indices to value\n"
      "right after checking them (None: stop)."},
@@ -57,7 +72,19 @@ so_exec(PyObject *m)
     table = so_reduction_table();
     rc = table == NULL ? -1 : PyModule_AddObjectRef(m, "REDUCTIONS", table);
     Py_XDECREF(table);
-    return rc;
+    if (rc < 0) return -1;
+    /* the names of so_cpu_has's features, by index; the vector paths compiled
+     * in (none in a portable build); the pool's size */
+    table = Py_BuildValue("(sss)", "f16c", "avx512", "avx2");
+    rc = table == NULL ? -1 : PyModule_AddObjectRef(m, "CPU_FEATURES", table);
+    if (rc == 0) {
+        PyObject *paths = SO_X86_VECTOR ? (Py_INCREF(table), table) : PyTuple_New(0);
+        rc = paths == NULL ? -1 : PyModule_AddObjectRef(m, "VECTOR_PATHS", paths);
+        Py_XDECREF(paths);
+    }
+    Py_XDECREF(table);
+    if (rc < 0) return -1;
+    return PyModule_AddIntConstant(m, "POOL_MAX", SO_POOL_MAX);
 }
 
 static PyModuleDef_Slot so_slots[] = {

@@ -18,7 +18,8 @@
  * dies.  Blocks of SO_OUTPUT_CACHE_MIN bytes or more are 2 MiB aligned and advised for
  * huge pages, like NumPy's own; smaller ones are plain malloc.  At most
  * SO_POOL_SLOTS blocks and so_pool_limit bytes are kept (SCATTEROPS_OUTPUT_CACHE
- * bytes, 0 to turn the cache off); the oldest go first.  The cached memory is
+ * bytes, 0 to turn the cache off, set by scatterops/_settings.py at import);
+ * the oldest go first.  The cached memory is
  * never shown to the user uninitialised in a way NumPy's is not: every result
  * is fully written (data copied, updates applied) before it is returned.
  *
@@ -199,12 +200,6 @@ static PyObject *pool_capsule;
 int
 so_output_cache_init(void)
 {
-    const char *env = getenv("SCATTEROPS_OUTPUT_CACHE");
-    if (env != NULL && *env != '\0') {
-        char *end;
-        unsigned long long v = strtoull(env, &end, 10);
-        if (*end == '\0') so_pool_limit = (size_t)v;
-    }
     if (pool_capsule == NULL) {
         pool_capsule = PyCapsule_New(&so_pool_handler, "mem_handler", NULL);
         if (pool_capsule == NULL) return -1;
@@ -236,6 +231,23 @@ so_output_cache_new_array(PyArray_Descr *descr, int nd, npy_intp const *dims)
     }
     Py_DECREF(again);
     return a;
+}
+
+/* _core.set_output_cache_limit(nbytes): SCATTEROPS_OUTPUT_CACHE, as parsed by
+ * scatterops/_settings.py at import (0: no cache); blocks already kept stay
+ * until the next free drops the oldest. */
+PyObject *
+so_output_cache_set_limit(PyObject *self, PyObject *arg)
+{
+    Py_ssize_t n = PyLong_AsSsize_t(arg);
+    (void)self;
+    if (n == -1 && PyErr_Occurred()) return NULL;
+    if (n < 0) {
+        PyErr_SetString(PyExc_ValueError, "scatterops._core.set_output_cache_limit: bytes >= 0");
+        return NULL;
+    }
+    so_pool_limit = (size_t)n;
+    Py_RETURN_NONE;
 }
 
 PyObject *

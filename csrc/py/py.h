@@ -156,11 +156,22 @@ PyObject *so_set_hooks(PyObject *self, PyObject *args);
 /* public.c: make_public(name, kind, doc, module), the public functions */
 PyObject *so_make_public(PyObject *self, PyObject *args);
 
-/* settings.c: the thread count set from Python (scatterops.set_num_threads);
- * read once at each entry point and passed down, never by the layers below */
+/* settings.c: the thread count of a call made now by this thread: its
+ * scatterops.threads(n) count inside such a block, else the process-wide one
+ * (scatterops.set_num_threads); at most the cap.  Read once at each entry
+ * point and passed down, never by the layers below. */
 int so_settings_threads(void);
+/* settings.c: _core.set_thread_cap(n), set_num_threads(n) (the count used, at
+ * most the cap), swap_local_threads(n) (this thread's count, 0: none; returns
+ * the one before), get_num_threads(process_wide) */
+PyObject *so_py_set_thread_cap(PyObject *self, PyObject *arg);
 PyObject *so_py_set_num_threads(PyObject *self, PyObject *arg);
-PyObject *so_py_get_num_threads(PyObject *self, PyObject *unused);
+PyObject *so_py_swap_local_threads(PyObject *self, PyObject *arg);
+PyObject *so_py_get_num_threads(PyObject *self, PyObject *process_wide);
+/* settings.c: _core.disable_cpu_feature(i), _core.cpu_features() (whether
+ * calls use F16C, AVX-512, AVX2) */
+PyObject *so_py_disable_cpu_feature(PyObject *self, PyObject *arg);
+PyObject *so_py_cpu_features(PyObject *self, PyObject *unused);
 /* settings.c: _core._test_rewrite_indices(value or None): from then on, every
  * call rewrites its (intp) indices to value right after checking them */
 PyObject *so_py_test_rewrite_indices(PyObject *self, PyObject *arg);
@@ -176,8 +187,9 @@ PyArrayObject *so_output_cache_new_array(PyArray_Descr *descr, int nd, npy_intp 
  * transposed src without references is copied tile by tile on up to nthreads
  * threads, without the GIL. */
 int so_copy_to_c(PyArrayObject *dst, PyArrayObject *src, int nthreads);
-/* _core.output_cache_info() */
+/* _core.output_cache_info(), _core.set_output_cache_limit(nbytes) */
 PyObject *so_output_cache_info(PyObject *self, PyObject *noargs);
+PyObject *so_output_cache_set_limit(PyObject *self, PyObject *arg);
 /* _core.copy(a): a C-ordered copy of the ndarray a, large ones in cached memory */
 PyObject *so_output_cache_copy(PyObject *arg, int nthreads);
 

@@ -14,7 +14,7 @@
  */
 #include "walk/block.h"
 
-#if defined(__GNUC__) && defined(__x86_64__)
+#if SO_X86_VECTOR
 #include <immintrin.h>
 #endif
 
@@ -56,7 +56,7 @@ compact_one_scalar(const char *pi, npy_intp gsi, npy_intp gso, npy_intp gsu, npy
 }
 
 
-#if defined(__GNUC__) && defined(__x86_64__)
+#if SO_X86_VECTOR
 /* The same for contiguous indices with AVX-512 (F, DQ), eight at a time: the
  * scalar loop was a third of a thread's time in a random scatter-add of 1e7
  * (perf), as many instructions as the scatter itself.  Chosen at run time. */
@@ -171,7 +171,7 @@ compact_one(const char *pi, npy_intp gsi, npy_intp gso, npy_intp gsu, npy_intp c
             npy_intp size, npy_intp ios, npy_intp lo, npy_intp span, npy_intp *oo, npy_intp *uo,
             npy_intp *vv, int *bad)
 {
-#if defined(__GNUC__) && defined(__x86_64__)
+#if SO_X86_VECTOR
     if (gso == 0 && gsi == (npy_intp)sizeof(npy_intp)) {
         if (so_cpu_has(SO_CPU_AVX512)) {
             return compact_one_avx512(pi, gsu, c0, c1, size, ios, lo, span, oo, uo, vv, bad);
