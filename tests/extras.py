@@ -11,7 +11,7 @@ import pytest
 
 #: module -> the extra of pyproject.toml that installs it
 EXTRA_OF = {
-    "mypy": "test",
+    "mypy": "test", "threadpoolctl": "test",
     "torch": "peers", "onnx": "peers", "onnxruntime": "peers", "openvino": "peers",
     "ml_dtypes": "peers",
     "nbformat": "notebook", "nbclient": "notebook", "ipykernel": "notebook",
@@ -24,6 +24,6 @@ def skip_reason(module: str) -> str:
     return f"needs {module}: pip install -e '.[{EXTRA_OF[module]}]'"
 
 
-def need(module: str):
+def need(module: str, minversion=None):
     """``pytest.importorskip(module)``, skipping with the extra that installs it."""
-    return pytest.importorskip(module, reason=skip_reason(module))
+    return pytest.importorskip(module, minversion=minversion, reason=skip_reason(module))

@@ -11,6 +11,7 @@ import pytest
 
 import scatterops as so
 from conftest import TEST_THREAD_CAP
+from extras import need
 
 
 @pytest.fixture
@@ -297,9 +298,7 @@ print(*started)
 
 
 def _threadpoolctl():
-    return pytest.importorskip(
-        "threadpoolctl", minversion="3.2",
-        reason="needs threadpoolctl >= 3.2, which the test extra brings: pip install -e '.[test]'")
+    return need("threadpoolctl", minversion="3.2")
 
 
 def test_threadpoolctl_limits_scatterops(restore_threads):
