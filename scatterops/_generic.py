@@ -37,12 +37,12 @@ def apply(out: np.ndarray, targets: np.ndarray, updates: np.ndarray, ufunc, incl
 
 
 @contextmanager
-def _signals_deferred(n: int) -> Iterator[List[tuple]]:
+def _signals_deferred(wanted: bool) -> Iterator[List[tuple]]:
     """While the body runs, a SIGINT only records itself (in the list yielded); the
-    handler it found then runs, after the body (raising KeyboardInterrupt).  Only for a
-    long call on the main thread (where Python runs signal handlers), and only if a
-    Python handler is installed."""
-    handler = signal.getsignal(signal.SIGINT) if n > _CHUNK else None
+    handler it found then runs, after the body (raising KeyboardInterrupt).  Only when
+    wanted, on the main thread (where Python runs signal handlers), and if a Python
+    handler is installed."""
+    handler = signal.getsignal(signal.SIGINT) if wanted else None
     if not callable(handler) or threading.current_thread() is not threading.main_thread():
         yield []
         return
@@ -70,7 +70,9 @@ def _apply(flat: np.ndarray, dest: np.ndarray, upd: np.ndarray, ufunc, include_s
         first = np.zeros(dest.size, dtype=bool)
         first[np.unique(dest, return_index=True)[1]] = True
     applied = 0
-    with _signals_deferred(dest.size) as interrupted:
+    # a mean defers Ctrl-C even for one run: between the sums and the division it
+    # would leave undivided sums
+    with _signals_deferred(mean or dest.size > _CHUNK) as interrupted:
         for lo in range(0, dest.size, _CHUNK):
             if interrupted:
                 break

@@ -36,3 +36,9 @@ if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
     settings.load_profile("ci")
 else:
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+def pytest_configure(config):
+    # tests that run seconds of real work in child processes (tests/test_interrupt.py);
+    # tools/sanitize.sh deselects them with -m "not slow"
+    config.addinivalue_line("markers", "slow: seconds of real work; skipped under the sanitizers")

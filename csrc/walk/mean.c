@@ -252,7 +252,12 @@ so_mean_counted(const so_plan *p, const so_plan *cp, const so_kernel *add,
         so_plan sums = *p, counts = *cp;
         so_plan *const plans[2] = {&sums, &counts};
         so_counted c = {add, count, nthreads};
-        return so_for_pieces(plans, 2, SO_COUNTED_PIECE, 1, poll, count_and_add, &c);
+        /* the blocks are cut too (a long run of updates into one slice, from
+         * an index with stride 0) when both plans have the same block dims:
+         * each element's sum and count still go in the same pieces */
+        int same_blocks = p->bnd == cp->bnd, d;
+        for (d = 0; d < p->bnd && same_blocks; d++) same_blocks = p->bshape[d] == cp->bshape[d];
+        return so_for_pieces(plans, 2, SO_COUNTED_PIECE, !same_blocks, poll, count_and_add, &c);
     }
     so_run_threaded(cp, count, nthreads, poll);
     so_run_threaded(p, add, nthreads, poll);
