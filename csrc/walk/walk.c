@@ -218,38 +218,6 @@ dim_extent(const so_plan *p, int d)
     return p->bshape[d - p->gnd - (p->nwin >= 0)];
 }
 
-/* What narrow_dim changes in a plan. */
-typedef struct {
-    char *out, *mask;
-    const char *upd, *idx;
-    npy_intp *win, nwin, extent;
-} so_plan_place;
-
-static void
-save_place(so_plan_place *s, const so_plan *p, int d)
-{
-    s->out = p->out;
-    s->mask = p->mask;
-    s->upd = p->upd;
-    s->idx = p->idx;
-    s->win = p->win;
-    s->nwin = p->nwin;
-    s->extent = dim_extent(p, d);
-}
-
-static void
-restore_place(so_plan *p, const so_plan_place *s, int d)
-{
-    p->out = s->out;
-    p->mask = s->mask;
-    p->upd = s->upd;
-    p->idx = s->idx;
-    p->win = s->win;
-    p->nwin = s->nwin;
-    if (d < p->gnd) p->gshape[d] = s->extent;
-    else if (!(p->nwin >= 0 && d == p->gnd)) p->bshape[d - p->gnd - (p->nwin >= 0)] = s->extent;
-}
-
 static void
 narrow_dim(so_plan *p, int d, npy_intp lo, npy_intp hi)
 {
@@ -270,10 +238,8 @@ cut(so_cutter *c, int d)
     const npy_intp ext = dim_extent(c->plans[0], d);
     const int whole = d >= c->cut_last || c->after[d] <= c->piece;
     npy_intp step = whole ? c->piece / c->after[d] : 1, i;
-    so_plan_place saved[SO_PIECE_PLANS];
     int k;
     if (step < 1) step = 1;
-    for (k = 0; k < c->n; k++) save_place(&saved[k], c->plans[k], d);
     for (i = 0; i < ext; i += step) {
         int stopped = 0;
         for (k = 0; k < c->n; k++) narrow_dim(c->plans[k], d, i, i + step < ext ? i + step : ext);
@@ -284,7 +250,8 @@ cut(so_cutter *c, int d)
         else {
             stopped = cut(c, d + 1);
         }
-        for (k = 0; k < c->n; k++) restore_place(c->plans[k], &saved[k], d);
+        /* back to the whole of dim d: the same narrowing, the other way */
+        for (k = 0; k < c->n; k++) narrow_dim(c->plans[k], d, -i, ext - i);
         if (stopped) return 1;
     }
     return 0;

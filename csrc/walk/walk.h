@@ -52,12 +52,11 @@ void so_run(const so_plan *p, const so_kernel *kn);
 /* walk.c: so_run in pieces asking poll (NULL: never stops); 1 if stopped
  * (the updates of a C-order prefix of the pieces applied), else 0. */
 int so_run_polled(const so_plan *p, const so_kernel *kn, so_poll *poll);
-/* walk.c: fn(pieces, ctx) on the pieces of the plans[0..n) (n <= SO_PIECE_PLANS,
- * plans of the same dims, narrowed together) in C order, each of about
+/* walk.c: fn(pieces, ctx) on the pieces of the plans[0..n) (plans of the same
+ * dims, narrowed together) in C order, each of about
  * piece elements, asking poll before each; with whole_groups a piece has
  * whole blocks (cut along group dims and winners only).  The plans are
  * restored after.  Returns 1 if stopped, else 0. */
-#define SO_PIECE_PLANS 2
 typedef void (*so_piece_fn)(so_plan *const *piece, void *ctx);
 int so_for_pieces(so_plan *const *plans, int n, npy_intp piece, int whole_groups, so_poll *poll,
                   so_piece_fn fn, void *ctx);
