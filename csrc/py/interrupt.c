@@ -105,13 +105,12 @@ so_note_interrupted(const char *func, int in_place)
 }
 
 int
-so_check_indices(const so_args *a, int nthreads)
+so_check_indices_long(const so_args *a, int nthreads)
 {
     npy_intp bounds[SO_MAXDIMS], pos;
     int nbounds;
     so_unlocked u;
     so_poll *poll;
-    if (a->nidx < SO_GIL_RELEASE_MIN) return so_args_check_indices(a, nthreads);
     nbounds = so_args_bounds(a, bounds);
     poll = so_unlock(&u);
     pos = so_find_bad_index_polled(a->idx, bounds, nbounds, nthreads, poll);
