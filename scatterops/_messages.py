@@ -163,8 +163,22 @@ def _converting(func: str, name: str, exc: BaseException) -> BaseException:
     return exc
 
 
+# the note on an interrupt (Ctrl-C) of a call that writes into out (docs/contract.md)
+INTERRUPTED_NOTE = (
+    "{func}: interrupted while writing into out, which may now hold part of the updates: "
+    "each element holds what the updates that address it give when applied in order up to "
+    "some point of its own (none, some or all of them), each update element applied whole; "
+    "under reduction='mean' an element holds the mean of the updates applied to it, never "
+    "an undivided sum. If out is not data, an element the copy of data had not reached "
+    "still holds its earlier value.")
+
+
 def error(code: str, func: str, fields: Dict[str, Any]) -> BaseException:
     """The exception for error ``code`` of the public function ``func``."""
+    if code == "interrupted":
+        # the interrupt itself, noted: raised again as it was
+        fields["exc"].add_note(INTERRUPTED_NOTE.format(func=func))
+        return fields["exc"]
     if code == "converting":
         return _converting(func, fields["name"], fields["exc"])
     if code == "axis_range":

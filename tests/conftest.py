@@ -45,3 +45,8 @@ import scatterops._core  # noqa: E402
 
 TEST_THREAD_CAP = 16
 scatterops._core.set_thread_cap(TEST_THREAD_CAP)
+
+def pytest_configure(config):
+    # tests that run seconds of real work in child processes (tests/test_interrupt.py);
+    # tools/sanitize.sh deselects them with -m "not slow"
+    config.addinivalue_line("markers", "slow: seconds of real work; skipped under the sanitizers")

@@ -18,4 +18,4 @@ ubsan=$(gcc -print-file-name=libubsan.so)
 # CPython is not instrumented and leaks by design; MemoryError tests need malloc to fail, not abort
 LD_PRELOAD="$asan $ubsan" SCATTEROPS_SANITIZED=1 HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-asan}" ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:abort_on_error=1:allocator_may_return_null=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    python3 -m pytest -q -p no:cacheprovider -x "$@" tests
+    python3 -m pytest -q -p no:cacheprovider -x -m "not slow" "$@" tests

@@ -31,6 +31,7 @@
 #define NO_IMPORT_ARRAY
 #endif
 #include <numpy/arrayobject.h>
+#include <pthread.h>
 #include <string.h>
 
 /* Group dims: up to the updates' rank; block dims: up to data's rank. */
@@ -60,23 +61,54 @@ void so_cpu_disable(int feature);
 /* threads.c: the most worker threads the pool keeps; a thread count is capped
  * below it (py/settings.c) */
 #define SO_POOL_MAX 1024
+/*
+ * threads.c: how a long call stops early (Ctrl-C).  Work is done in pieces of
+ * about SO_PIECE elements; before each piece a thread asks so_stopped(poll).
+ * On the calling thread (the one that made the poll) that runs check(ctx), at
+ * most every SO_POLL_INTERVAL_NS; a nonzero answer sets stop, which every
+ * thread of the call reads: each stops at its next piece.  check is the upper
+ * layer's (py/interrupt.c: the signals); a NULL poll never stops.
+ */
+#define SO_PIECE ((npy_intp)1 << 18)
+#define SO_POLL_INTERVAL_NS ((npy_int64)5000000)
+typedef struct {
+    int (*check)(void *ctx);
+    void *ctx;
+    pthread_t caller;
+    int stop;               /* read and set atomically */
+    npy_int64 next_ns;      /* the caller's next check (monotonic clock) */
+} so_poll;
+void so_poll_init(so_poll *poll, int (*check)(void *), void *ctx);
+int so_poll_check(so_poll *poll);
+static inline int
+so_stopped(so_poll *poll)
+{
+    if (poll == NULL) return 0;
+    if (__atomic_load_n(&poll->stop, __ATOMIC_RELAXED)) return 1;
+    return so_poll_check(poll);
+}
+
 /* threads.c: fn on each of the n tasks (size bytes apart from tasks): task 0 on
  * the calling thread, the others on new threads, joined before it returns (a
  * task whose thread cannot be made runs on the calling thread).  Returns the
  * number of threads that ran. */
 int so_run_tasks(void *(*fn)(void *), void *tasks, size_t size, int n);
+/* threads.c: so_run_tasks whose caller, once its own tasks are done, keeps
+ * asking poll while it waits for the others (poll may be NULL). */
+int so_run_tasks_polled(void *(*fn)(void *), void *tasks, size_t size, int n, so_poll *poll);
 /* threads.c: an array of *n tasks of size bytes for so_run_tasks, or -- when
  * *n <= 1 or memory is short -- the caller's single task one, with *n set to 1;
  * so_task_array_free(tasks, one) frees what it allocated. */
 void *so_task_array(void *one, size_t size, int *n);
 void so_task_array_free(void *tasks, void *one);
 
-/* copy.c: memcpy on up to nthreads threads (large copies only). */
-void so_parallel_copy(char *dst, const char *src, size_t nbytes, int nthreads);
+/* copy.c: memcpy on up to nthreads threads (large copies only); returns 1 if
+ * poll stopped it (dst then holds part of src), else 0. */
+int so_parallel_copy(char *dst, const char *src, size_t nbytes, int nthreads, so_poll *poll);
 /* copy.c: dst (rows, cols) C-ordered = src, a (cols, rows) C-ordered array,
- * transposed; items of isz bytes (no references). */
-void so_transpose_copy(char *dst, const char *src, npy_intp rows, npy_intp cols, npy_intp isz,
-                       int nthreads);
+ * transposed; items of isz bytes (no references); 1 if poll stopped it. */
+int so_transpose_copy(char *dst, const char *src, npy_intp rows, npy_intp cols, npy_intp isz,
+                      int nthreads, so_poll *poll);
 
 /* An index value, wherever it lies (user index arrays need not be aligned). */
 static inline npy_intp so_load_intp(const char *p)

@@ -17,33 +17,38 @@
  */
 #define SO_MIN_COPY_PER_THREAD ((size_t)4 << 20)
 
+/* a copy asks its poll every this many bytes */
+#define SO_COPY_PIECE ((size_t)8 << 20)
+
 typedef struct {
     char *dst;
     const char *src;
     size_t n;
+    so_poll *poll;
 } so_copy_task;
 
 static void *
 copy_main(void *arg)
 {
     so_copy_task *t = (so_copy_task *)arg;
-    memcpy(t->dst, t->src, t->n);
+    size_t at, n;
+    for (at = 0; at < t->n; at += n) {
+        n = t->n - at < SO_COPY_PIECE ? t->n - at : SO_COPY_PIECE;
+        if (so_stopped(t->poll)) break;
+        memcpy(t->dst + at, t->src + at, n);
+    }
     return NULL;
 }
 
-void
-so_parallel_copy(char *dst, const char *src, size_t nbytes, int nthreads)
+int
+so_parallel_copy(char *dst, const char *src, size_t nbytes, int nthreads, so_poll *poll)
 {
-    so_copy_task *tasks;
+    so_copy_task one = {dst, src, nbytes, poll}, *tasks;
     int t;
     if ((size_t)nthreads > nbytes / SO_MIN_COPY_PER_THREAD) {
         nthreads = (int)(nbytes / SO_MIN_COPY_PER_THREAD);
     }
-    tasks = nthreads > 1 ? malloc(sizeof *tasks * (size_t)nthreads) : NULL;
-    if (tasks == NULL) {
-        memcpy(dst, src, nbytes);
-        return;
-    }
+    tasks = so_task_array(&one, sizeof one, &nthreads);
     for (t = 0; t < nthreads; t++) {
         /* cut at 4 KiB so no two threads fault the same page */
         size_t lo = (nbytes / (size_t)nthreads * (size_t)t) & ~(size_t)4095;
@@ -52,9 +57,11 @@ so_parallel_copy(char *dst, const char *src, size_t nbytes, int nthreads)
         tasks[t].dst = dst + lo;
         tasks[t].src = src + lo;
         tasks[t].n = hi - lo;
+        tasks[t].poll = poll;
     }
-    so_run_tasks(copy_main, tasks, sizeof *tasks, nthreads);
-    free(tasks);
+    so_run_tasks_polled(copy_main, tasks, sizeof *tasks, nthreads, poll);
+    so_task_array_free(tasks, &one);
+    return so_stopped(poll);
 }
 
 /* ---- a transposed data into a C-ordered out -----------------------------------
@@ -81,6 +88,7 @@ typedef struct {
     char *dst;
     const char *src;
     npy_intp r0, r1, rows, cols, isz;
+    so_poll *poll;
 } so_transpose_task;
 
 typedef struct { npy_uint64 lo, hi; } so_u128;
@@ -236,6 +244,7 @@ transpose_main(void *arg)
 #endif
     for (rt = t->r0; rt < t->r1; rt += SO_TR_ROWS) {
         npy_intp re = rt + SO_TR_ROWS < t->r1 ? rt + SO_TR_ROWS : t->r1;
+        if (so_stopped(t->poll)) break;
         for (ct = 0; ct < t->cols; ct += width) {
             npy_intp ce = ct + width < t->cols ? ct + width : t->cols, rv = rt, cv = ct;
 #if SO_X86_VECTOR
@@ -249,9 +258,9 @@ transpose_main(void *arg)
     return NULL;
 }
 
-void
+int
 so_transpose_copy(char *dst, const char *src, npy_intp rows, npy_intp cols, npy_intp isz,
-                  int nthreads)
+                  int nthreads, so_poll *poll)
 {
     so_transpose_task one, *tasks;
     int t;
@@ -269,7 +278,9 @@ so_transpose_copy(char *dst, const char *src, npy_intp rows, npy_intp cols, npy_
         tasks[t].rows = rows;
         tasks[t].cols = cols;
         tasks[t].isz = isz;
+        tasks[t].poll = poll;
     }
-    so_run_tasks(transpose_main, tasks, sizeof *tasks, nthreads);
+    so_run_tasks_polled(transpose_main, tasks, sizeof *tasks, nthreads, poll);
     so_task_array_free(tasks, &one);
+    return so_stopped(poll);
 }

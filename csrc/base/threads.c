@@ -13,11 +13,16 @@
  * One call uses the pool at a time: a second calling thread that finds it busy
  * runs its tasks itself (the workers are shared by all callers, never
  * multiplied).
+ *
+ * A long call may be stopped (so_poll, base.h): the calling thread asks its
+ * check between pieces of its own tasks and, once they are done, while it
+ * waits for the workers' ones.
  */
 #include "base/base.h"
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 typedef struct {
     pthread_mutex_t mu;
@@ -36,6 +41,39 @@ typedef struct {
 static so_pool pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
                        PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0};
 static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+
+static npy_int64
+now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (npy_int64)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void
+so_poll_init(so_poll *poll, int (*check)(void *), void *ctx)
+{
+    poll->check = check;
+    poll->ctx = ctx;
+    poll->caller = pthread_self();
+    poll->stop = 0;
+    poll->next_ns = now_ns() + SO_POLL_INTERVAL_NS;
+}
+
+/* The slow half of so_stopped: on the calling thread, when its time has come,
+ * run the check. */
+int
+so_poll_check(so_poll *poll)
+{
+    npy_int64 t;
+    if (poll->check == NULL || !pthread_equal(pthread_self(), poll->caller)) return 0;
+    t = now_ns();
+    if (t < poll->next_ns) return 0;
+    poll->next_ns = t + SO_POLL_INTERVAL_NS;
+    if (!poll->check(poll->ctx)) return 0;
+    __atomic_store_n(&poll->stop, 1, __ATOMIC_RELAXED);
+    return 1;
+}
 
 /* In a child made by fork(): the parent's workers do not exist here, and the
  * lock may have been held by one of them.  The child starts afresh. */
@@ -115,6 +153,39 @@ start_workers(int want)
 int
 so_run_tasks(void *(*fn)(void *), void *tasks, size_t size, int n)
 {
+    return so_run_tasks_polled(fn, tasks, size, n, NULL);
+}
+
+/* Wait (pool.mu held) until every task of the job has finished; with a poll,
+ * wake up every interval to ask it. */
+static void
+wait_for_job(so_poll *poll)
+{
+    while (pool.finished < pool.n) {
+        struct timespec until;
+        if (poll == NULL || poll->check == NULL || so_stopped(poll)) {
+            pthread_cond_wait(&pool.done_cv, &pool.mu);
+            continue;
+        }
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += SO_POLL_INTERVAL_NS;
+        if (until.tv_nsec >= 1000000000) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000;
+        }
+        (void)pthread_cond_timedwait(&pool.done_cv, &pool.mu, &until);
+        if (pool.finished < pool.n) {
+            /* the check may take the GIL: not with the pool's lock held */
+            pthread_mutex_unlock(&pool.mu);
+            (void)so_stopped(poll);
+            pthread_mutex_lock(&pool.mu);
+        }
+    }
+}
+
+int
+so_run_tasks_polled(void *(*fn)(void *), void *tasks, size_t size, int n, so_poll *poll)
+{
     int t, used, workers;
     char *base = (char *)tasks;
     if (n <= 1) {
@@ -148,7 +219,7 @@ so_run_tasks(void *(*fn)(void *), void *tasks, size_t size, int n)
     pthread_cond_broadcast(&pool.wake);
     /* the caller takes tasks too, and whatever nobody else took */
     if (run_claimed() > 0) pool.ran++;
-    while (pool.finished < pool.n) pthread_cond_wait(&pool.done_cv, &pool.mu);
+    wait_for_job(poll);
     used = pool.ran;
     pool.busy = 0;
     pool.n = 0;

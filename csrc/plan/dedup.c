@@ -46,8 +46,9 @@ enum { SO_LAST_WRITER, SO_COUNT_HITS };
 
 /* Walk the index dims in C order and run VISIT for each group, with oo its
  * destination offset in out, su its update offset, and flat its index values
- * as one number in the C order of the components. */
-#define SO_WALK_INDEX(p, lead, VISIT)                                                 \
+ * as one number in the C order of the components; poll is asked every
+ * SO_PIECE groups, and stopped the walk ends early (the caller asks again). */
+#define SO_WALK_INDEX(p, lead, poll, VISIT)                                           \
     do {                                                                              \
         /* the innermost index dim as a plain loop, the outer ones counted */        \
         so_nditer it_;                                                                \
@@ -59,8 +60,9 @@ enum { SO_LAST_WRITER, SO_COUNT_HITS };
         int j_;                                                                       \
         so_nd_init(&it_, nd_ > 0 ? nd_ - 1 : 0, (p)->gshape + (lead), 2,              \
                    (const npy_intp *const[]){(p)->gs_idx + (lead), (p)->gs_upd + (lead)}); \
+        int stop_ = 0;                                                                \
         do {                                                                          \
-            for (i_ = 0; i_ < n_; i_++) {                                             \
+            for (i_ = 0; i_ < n_ && !stop_; i_++) {                                   \
                 const char *pi = (p)->idx + it_.off[0] + i_ * si_;                    \
                 npy_intp su = it_.off[1] + i_ * su_, oo = 0, flat = 0;                \
                 for (j_ = 0; j_ < (p)->k; j_++) {                                     \
@@ -69,8 +71,10 @@ enum { SO_LAST_WRITER, SO_COUNT_HITS };
                     flat = flat * (p)->isize[j_] + v_;                                \
                 }                                                                     \
                 VISIT;                                                                \
+                if ((i_ & (SO_PIECE - 1)) == SO_PIECE - 1) stop_ = so_stopped(poll);   \
             }                                                                         \
-        } while (so_nd_next(&it_));                                                   \
+            stop_ = stop_ || so_stopped(poll);                                        \
+        } while (!stop_ && so_nd_next(&it_));                                         \
     } while (0)
 
 /* Few possible destinations (the index space is at most a few times the number
@@ -78,14 +82,15 @@ enum { SO_LAST_WRITER, SO_COUNT_HITS };
 #define SO_DIRECT_MAX ((npy_intp)1 << 26)
 
 static so_slot *
-gather_direct(const so_plan *p, int lead, int mode, npy_intp nflat, npy_intp *n_out)
+gather_direct(const so_plan *p, int lead, int mode, npy_intp nflat, npy_intp *n_out,
+              so_poll *poll)
 {
     npy_intp *val = malloc(sizeof *val * (size_t)nflat), f, n = 0;
     npy_intp *key = malloc(sizeof *key * (size_t)nflat);
     char *seen = calloc((size_t)nflat, 1);
     so_slot *table = NULL;
     if (val == NULL || key == NULL || seen == NULL) goto done;
-    SO_WALK_INDEX(p, lead, {
+    SO_WALK_INDEX(p, lead, poll, {
         if (!seen[flat]) {
             seen[flat] = 1;
             key[flat] = oo;
@@ -114,7 +119,8 @@ done:
 }
 
 static so_slot *
-gather_hashed(const so_plan *p, int lead, int mode, npy_intp ndest, npy_intp *n_out)
+gather_hashed(const so_plan *p, int lead, int mode, npy_intp ndest, npy_intp *n_out,
+              so_poll *poll)
 {
     npy_intp cap, i, n = 0, pos = 0;
     so_slot *table;
@@ -127,7 +133,7 @@ gather_hashed(const so_plan *p, int lead, int mode, npy_intp ndest, npy_intp *n_
     for (i = 0; i < cap; i++) {
         table[i].order = -1;
     }
-    SO_WALK_INDEX(p, lead, {
+    SO_WALK_INDEX(p, lead, poll, {
         npy_uintp h;
         (void)flat;
         for (h = mix(oo) & (npy_uintp)(cap - 1); table[h].order >= 0 && table[h].key != oo;
@@ -162,7 +168,7 @@ gather_hashed(const so_plan *p, int lead, int mode, npy_intp ndest, npy_intp *n_
  * plan is not of that shape (or memory is short).
  */
 static npy_intp *
-gather_destinations(const so_plan *p, int mode, int *lead_out, npy_intp *n_out)
+gather_destinations(const so_plan *p, int mode, int *lead_out, npy_intp *n_out, so_poll *poll)
 {
     npy_intp nidx = 1, ndest = 1, nflat = 1, i, n = 0;
     int lead = 0, d, j, sorted = 1, direct;
@@ -186,9 +192,10 @@ gather_destinations(const so_plan *p, int mode, int *lead_out, npy_intp *n_out)
         nflat *= p->isize[j];
     }
     direct = nflat <= SO_DIRECT_MAX && nflat <= 4 * nidx + 4096;
-    table = direct ? gather_direct(p, lead, mode, nflat, &n)
-                   : gather_hashed(p, lead, mode, ndest, &n);
-    if (table == NULL) {
+    table = direct ? gather_direct(p, lead, mode, nflat, &n, poll)
+                   : gather_hashed(p, lead, mode, ndest, &n, poll);
+    if (table == NULL || so_stopped(poll)) {
+        free(table);
         return NULL;
     }
     for (i = 1; i < n && sorted; i++) {
@@ -202,7 +209,7 @@ gather_destinations(const so_plan *p, int mode, int *lead_out, npy_intp *n_out)
                 /* two index values, one destination (an out whose strides
                  * overlap): only the hashed walk keeps them as one */
                 free(table);
-                table = gather_hashed(p, lead, mode, ndest, &n);
+                table = gather_hashed(p, lead, mode, ndest, &n, NULL);
                 if (table == NULL) {
                     return NULL;
                 }
@@ -225,7 +232,7 @@ gather_destinations(const so_plan *p, int mode, int *lead_out, npy_intp *n_out)
 }
 
 int
-so_dedup(so_plan *p, npy_intp itemsize)
+so_dedup(so_plan *p, npy_intp itemsize, so_poll *poll)
 {
     npy_intp block = itemsize, nidx = 1, nwin;
     int lead, d;
@@ -243,7 +250,7 @@ so_dedup(so_plan *p, npy_intp itemsize)
     if (block < SO_DEDUP_MIN_BYTES || nidx < 2) {
         return 0;
     }
-    p->win = gather_destinations(p, SO_LAST_WRITER, &lead, &nwin);
+    p->win = gather_destinations(p, SO_LAST_WRITER, &lead, &nwin, poll);
     if (p->win == NULL) {
         return 0;               /* not needed for a right answer: write every slice */
     }
@@ -253,7 +260,7 @@ so_dedup(so_plan *p, npy_intp itemsize)
 }
 
 npy_intp *
-so_count_hits(const so_plan *p, int *lead, npy_intp *n)
+so_count_hits(const so_plan *p, int *lead, npy_intp *n, so_poll *poll)
 {
     int d;
     if (p->out_overlaps) {
@@ -264,5 +271,5 @@ so_count_hits(const so_plan *p, int *lead, npy_intp *n)
             return NULL;        /* a block that hits one element several times */
         }
     }
-    return gather_destinations(p, SO_COUNT_HITS, lead, n);
+    return gather_destinations(p, SO_COUNT_HITS, lead, n, poll);
 }

@@ -53,14 +53,20 @@ int so_make_plan(so_plan *p, int kind, PyArrayObject *out, PyArrayObject *idx,
                  PyArrayObject *upd, int axis, PyArrayObject *mask);
 
 /* dedup.c: for reduction "none" on slices, keep only the last write to each
- * slice (returns 1 if the plan now holds a winner list to free()). */
-int so_dedup(so_plan *p, npy_intp itemsize);
+ * slice (returns 1 if the plan now holds a winner list to free()); stopped by
+ * poll, the plan is left as it was. */
+int so_dedup(so_plan *p, npy_intp itemsize, so_poll *poll);
 /* dedup.c: (destination offset, hits) pairs sorted by offset, for the index
- * dims after the first *lead group dims; NULL if the plan is not of that shape. */
-npy_intp *so_count_hits(const so_plan *p, int *lead, npy_intp *n);
+ * dims after the first *lead group dims; NULL if the plan is not of that shape
+ * or poll stopped the count. */
+npy_intp *so_count_hits(const so_plan *p, int *lead, npy_intp *n, so_poll *poll);
 
 /* validate.c: flat C-order position of the first index out of range, or -1;
  * long runs are checked on up to nthreads threads. */
 npy_intp so_find_bad_index(PyArrayObject *idx, const npy_intp *bounds, int nbounds, int nthreads);
+/* validate.c: the same asking poll every SO_PIECE values; -2 if stopped. */
+#define SO_CHECK_STOPPED ((npy_intp)-2)
+npy_intp so_find_bad_index_polled(PyArrayObject *idx, const npy_intp *bounds, int nbounds,
+                                  int nthreads, so_poll *poll);
 
 #endif

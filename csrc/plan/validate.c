@@ -2,7 +2,8 @@
  * plan/validate.c: the one pass that checks every index value before anything is
  * written.  It finds the first value (in C order of indices) outside
  * [-size, size); the Python layer turns that position into the IndexError.
- * After this pass the kernels trust every index.
+ * After this pass the kernels trust every index.  A long pass asks its poll
+ * every SO_PIECE values (base.h) and, stopped, returns SO_CHECK_STOPPED.
  */
 #include "plan/plan.h"
 #include "base/nditer.h"
@@ -20,17 +21,19 @@ out_of_range(npy_intp v, npy_intp b)
 /* A contiguous run: OR the checks over blocks (the compiler vectorises that),
  * and look for the position only in a block that has a bad value. */
 static npy_intp
-first_bad_contiguous(const npy_intp *v, npy_intp n, npy_intp b, int aligned)
+first_bad_contiguous(const npy_intp *v, npy_intp n, npy_intp b, int aligned, so_poll *poll)
 {
     enum { BLOCK = 1024 };
     npy_intp i0, i;
     if (!aligned) {
         for (i = 0; i < n; i++) {
             if (out_of_range(so_load_intp((const char *)(v + i)), b)) return i;
+            if ((i & (SO_PIECE - 1)) == SO_PIECE - 1 && so_stopped(poll)) return SO_CHECK_STOPPED;
         }
         return -1;
     }
     for (i0 = 0; i0 < n; i0 += BLOCK) {
+        if ((i0 & (SO_PIECE - 1)) == 0 && i0 > 0 && so_stopped(poll)) return SO_CHECK_STOPPED;
         npy_intp end = i0 + BLOCK < n ? i0 + BLOCK : n;
         int bad = 0;
         for (i = i0; i < end; i++) {
@@ -52,25 +55,26 @@ first_bad_contiguous(const npy_intp *v, npy_intp n, npy_intp b, int aligned)
 typedef struct {
     const npy_intp *v;
     npy_intp n, b, found;
+    so_poll *poll;
 } so_check_task;
 
 static void *
 check_main(void *arg)
 {
     so_check_task *t = (so_check_task *)arg;
-    t->found = first_bad_contiguous(t->v, t->n, t->b, 1);
+    t->found = first_bad_contiguous(t->v, t->n, t->b, 1, t->poll);
     return NULL;
 }
 
 static npy_intp
-first_bad_threaded(const npy_intp *v, npy_intp n, npy_intp b, int aligned, int nt)
+first_bad_threaded(const npy_intp *v, npy_intp n, npy_intp b, int aligned, int nt, so_poll *poll)
 {
     so_check_task *tasks;
     int t;
     if (nt > n / SO_CHECK_PER_THREAD) nt = (int)(n / SO_CHECK_PER_THREAD);
     tasks = nt > 1 && aligned ? malloc(sizeof *tasks * (size_t)nt) : NULL;
     if (tasks == NULL) {
-        return first_bad_contiguous(v, n, b, aligned);
+        return first_bad_contiguous(v, n, b, aligned, poll);
     }
     for (t = 0; t < nt; t++) {
         npy_intp lo = n * t / nt, hi = n * (t + 1) / nt;
@@ -78,8 +82,13 @@ first_bad_threaded(const npy_intp *v, npy_intp n, npy_intp b, int aligned, int n
         tasks[t].n = hi - lo;
         tasks[t].b = b;
         tasks[t].found = -1;
+        tasks[t].poll = poll;
     }
-    so_run_tasks(check_main, tasks, sizeof *tasks, nt);
+    so_run_tasks_polled(check_main, tasks, sizeof *tasks, nt, poll);
+    if (so_stopped(poll)) {
+        free(tasks);
+        return SO_CHECK_STOPPED;
+    }
     for (t = 0; t < nt; t++) {
         if (tasks[t].found >= 0) {
             npy_intp at = n * t / nt + tasks[t].found;
@@ -97,12 +106,19 @@ first_bad_threaded(const npy_intp *v, npy_intp n, npy_intp b, int aligned, int n
  * and entry j is checked against bounds[j] (scatter_nd's index tuples).
  */
 static npy_intp find_bad(PyArrayObject *idx, const npy_intp *eff, const npy_intp *bounds,
-                         int nbounds, int nthreads);
+                         int nbounds, int nthreads, so_poll *poll);
+
+npy_intp
+so_find_bad_index(PyArrayObject *idx, const npy_intp *bounds, int nbounds, int nthreads)
+{
+    return so_find_bad_index_polled(idx, bounds, nbounds, nthreads, NULL);
+}
 
 /* A dim with stride 0 (an expanded index) repeats the same values: check them
  * once, then map the position found back to the full index space. */
 npy_intp
-so_find_bad_index(PyArrayObject *idx, const npy_intp *bounds, int nbounds, int nthreads)
+so_find_bad_index_polled(PyArrayObject *idx, const npy_intp *bounds, int nbounds, int nthreads,
+                         so_poll *poll)
 {
     npy_intp eff[SO_MAXDIMS], pos, full = 0;
     int d, nd = PyArray_NDIM(idx);
@@ -111,14 +127,14 @@ so_find_bad_index(PyArrayObject *idx, const npy_intp *bounds, int nbounds, int n
         /* a short contiguous run, the common small call: straight to the loop */
         const char *p = PyArray_BYTES(idx);
         return first_bad_contiguous((const npy_intp *)(const void *)p, PyArray_DIM(idx, 0),
-                                    bounds[0], ((npy_uintp)p % sizeof(npy_intp)) == 0);
+                                    bounds[0], ((npy_uintp)p % sizeof(npy_intp)) == 0, NULL);
     }
     for (d = 0; d < nd; d++) {
         int keep_apart = nbounds > 1 && d == nd - 1;
         eff[d] = (PyArray_STRIDE(idx, d) == 0 && !keep_apart && PyArray_DIM(idx, d) > 0)
                  ? 1 : PyArray_DIM(idx, d);
     }
-    pos = find_bad(idx, eff, bounds, nbounds, nthreads);
+    pos = find_bad(idx, eff, bounds, nbounds, nthreads, poll);
     if (pos <= 0) {
         return pos;
     }
@@ -140,11 +156,11 @@ so_find_bad_index(PyArrayObject *idx, const npy_intp *bounds, int nbounds, int n
  * expanded dims cut to 1). */
 static npy_intp
 find_bad(PyArrayObject *idx, const npy_intp *eff, const npy_intp *bounds, int nbounds,
-         int nthreads)
+         int nthreads, so_poll *poll)
 {
     npy_intp shape[SO_MAXDIMS], st[SO_MAXDIMS];
     npy_intp *const strides[1] = {st};
-    npy_intp n, s, pos = 0, i;
+    npy_intp n, s, pos = 0, i, since = 0;
     const char *p0 = PyArray_BYTES(idx), *p;
     int d, nd = 0, last;
     so_nditer it;
@@ -170,7 +186,9 @@ find_bad(PyArrayObject *idx, const npy_intp *eff, const npy_intp *bounds, int nb
         p = p0 + it.off[0];
         if (nbounds == 1 && s == (npy_intp)sizeof(npy_intp)) {
             npy_intp i0 = first_bad_threaded((const npy_intp *)(const void *)p, n, bounds[0],
-                                             ((npy_uintp)p % sizeof(npy_intp)) == 0, nthreads);
+                                             ((npy_uintp)p % sizeof(npy_intp)) == 0, nthreads,
+                                             poll);
+            if (i0 == SO_CHECK_STOPPED) return i0;
             if (i0 >= 0) {
                 return pos + i0;
             }
@@ -180,6 +198,9 @@ find_bad(PyArrayObject *idx, const npy_intp *eff, const npy_intp *bounds, int nb
             for (i = 0; i < n; i++) {
                 if (out_of_range(so_load_intp(p + i * s), b)) {
                     return pos + i;
+                }
+                if ((i & (SO_PIECE - 1)) == SO_PIECE - 1 && so_stopped(poll)) {
+                    return SO_CHECK_STOPPED;
                 }
             }
         }
@@ -191,6 +212,11 @@ find_bad(PyArrayObject *idx, const npy_intp *eff, const npy_intp *bounds, int nb
             }
         }
         pos += n;
+        since += n;
+        if (since >= SO_PIECE) {
+            since = 0;
+            if (so_stopped(poll)) return SO_CHECK_STOPPED;
+        }
     } while (so_nd_next(&it));
     return -1;
 }

@@ -68,13 +68,14 @@ typedef struct {
     const npy_intp *bounds;
     int nbounds;
     npy_intp bad;
+    so_poll *poll;
 } so_check_job;
 
 static void *
 check_job_main(void *arg)
 {
     so_check_job *j = (so_check_job *)arg;
-    j->bad = so_find_bad_index(j->idx, j->bounds, j->nbounds, 1);
+    j->bad = so_find_bad_index_polled(j->idx, j->bounds, j->nbounds, 1, j->poll);
     return NULL;
 }
 
@@ -86,6 +87,8 @@ checked_by_owners(const so_args *a, const so_kernel *kn, int nthreads, int *bad)
     PyArrayObject *data = a->data, *result;
     PyArray_Descr *dd = PyArray_DESCR(data);
     so_plan plan;
+    so_unlocked u;
+    so_poll *poll;
     int ok;
 
     Py_INCREF(dd);
@@ -108,11 +111,14 @@ checked_by_owners(const so_args *a, const so_kernel *kn, int nthreads, int *bad)
         Py_DECREF(result);
         return NULL;
     }
-    Py_BEGIN_ALLOW_THREADS
+    poll = so_unlock(&u);
     so_parallel_copy(PyArray_BYTES(result), PyArray_BYTES(data), (size_t)PyArray_NBYTES(data),
-                     nthreads);
-    ok = so_run_owned_checked(&plan, kn, nthreads);
-    Py_END_ALLOW_THREADS
+                     nthreads, poll);
+    ok = so_run_owned_checked(&plan, kn, nthreads, poll);
+    if (so_relock(&u) < 0) {
+        Py_DECREF(result);
+        return NULL;
+    }
     if (ok != 1) {
         /* 0: an index was bad; -1 cannot happen (applies was checked) but would
          * mean nothing was checked: either way, the separate check decides */
@@ -132,6 +138,7 @@ checked_while_walking(const so_args *a, const so_kernel *kn, int *bad)
     so_plan plan;
     so_check_job job;
     pthread_t tid;
+    so_unlocked u;
     int started;
 
     if (kn->elem == NULL || kn->needs_gil) return NULL;
@@ -154,13 +161,16 @@ checked_while_walking(const so_args *a, const so_kernel *kn, int *bad)
     job.bounds = bounds;
     job.nbounds = so_args_bounds(a, bounds);
     job.bad = -1;
-    Py_BEGIN_ALLOW_THREADS
+    job.poll = so_unlock(&u);
     started = pthread_create(&tid, NULL, check_job_main, &job) == 0;
     memcpy(PyArray_BYTES(result), PyArray_BYTES(data), (size_t)PyArray_NBYTES(data));
-    so_run(&plan, kn);
+    so_run_polled(&plan, kn, job.poll);
     if (started) pthread_join(tid, NULL);
     else check_job_main(&job);
-    Py_END_ALLOW_THREADS
+    if (so_relock(&u) < 0) {
+        Py_DECREF(result);
+        return NULL;
+    }
     if (job.bad >= 0) {
         Py_DECREF(result);
         *bad = 1;
@@ -206,18 +216,26 @@ make_plan(so_plan *plan, const so_args *a, PyArrayObject *out, PyArrayObject *up
  * kernel that needs it, else on up to nthreads threads without the GIL.  Under
  * "none" the earlier writes of slices that a later one overwrites are dropped
  * first (plan/dedup). */
-static void
+static int
 walk(so_plan *plan, const so_kernel *kn, int op, npy_intp work, int nthreads)
 {
+    so_unlocked u;
+    so_poll *poll;
     if (kn->needs_gil || work < SO_GIL_RELEASE_MIN) {
-        if (op == SO_NONE && kn->needs_gil) so_dedup(plan, kn->itemsize);
-        so_run(plan, kn);
-        return;
+        if (work < SO_GIL_RELEASE_MIN) {
+            if (op == SO_NONE && kn->needs_gil) so_dedup(plan, kn->itemsize, NULL);
+            so_run(plan, kn);
+            return 0;
+        }
+        poll = so_poll_signals(&u);
+        if (op == SO_NONE) so_dedup(plan, kn->itemsize, poll);
+        so_run_polled(plan, kn, poll);
+        return so_poll_raised(&u);
     }
-    Py_BEGIN_ALLOW_THREADS
-    if (op == SO_NONE) so_dedup(plan, kn->itemsize);
-    so_run_threaded(plan, kn, nthreads);
-    Py_END_ALLOW_THREADS
+    poll = so_unlock(&u);
+    if (op == SO_NONE) so_dedup(plan, kn->itemsize, poll);
+    so_run_threaded(plan, kn, nthreads, poll);
+    return so_relock(&u);
 }
 
 /* reduction="mean" on out, for the dtypes whose division is in C: the sums,
@@ -231,6 +249,9 @@ apply_mean(const so_args *a, PyArrayObject *out, const so_kernel *kn, PyArrayObj
     PyArrayObject *counts;
     so_plan plan, cplan;
     so_kernel ck;
+    so_unlocked u;
+    so_poll *poll;
+    int rc, in_place = out == a->out;
     npy_intp n = a->nupd;
     /* a small call into a small out: counts per element, no threads, no GIL
      * dance (4 to 1000 updates: the hits per slice cost more to set up) */
@@ -238,9 +259,9 @@ apply_mean(const so_args *a, PyArrayObject *out, const so_kernel *kn, PyArrayObj
 
     if (make_plan(&plan, a, out, a->upd, mask) < 0) return -1;
     if (!small) {
-        Py_BEGIN_ALLOW_THREADS
-        done = so_mean_run(&plan, kn, od, a->include_self, nthreads);
-        Py_END_ALLOW_THREADS
+        poll = so_unlock(&u);
+        done = so_mean_run(&plan, kn, od, a->include_self, nthreads, poll, in_place);
+        if (so_relock(&u) < 0) return -1;
     }
     if (done) return 0;
     /* hits counted element by element */
@@ -257,11 +278,14 @@ apply_mean(const so_args *a, PyArrayObject *out, const so_kernel *kn, PyArrayObj
         so_mean_finish(out, counts, a->include_self);
     }
     else {
-        Py_BEGIN_ALLOW_THREADS
-        so_run_threaded(&cplan, &ck, nthreads);
-        so_run_threaded(&plan, kn, nthreads);
-        so_mean_finish(out, counts, a->include_self);
-        Py_END_ALLOW_THREADS
+        /* stopped, in place: each element holds the mean of what was applied */
+        poll = so_unlock(&u);
+        if (!so_mean_counted(&plan, &cplan, kn, &ck, nthreads, poll, in_place) || in_place) {
+            so_mean_finish(out, counts, a->include_self);
+        }
+        rc = so_relock(&u);
+        Py_DECREF(counts);
+        return rc;
     }
     Py_DECREF(counts);
     return 0;
@@ -283,7 +307,7 @@ apply(const so_args *a, PyArrayObject *out, const so_kernel *kn, int nthreads)
         rc = apply_mean(a, out, kn, mask, nthreads);
     }
     else if (make_plan(&plan, a, out, a->upd, mask) == 0) {
-        walk(&plan, kn, a->op, a->nupd, nthreads);
+        rc = walk(&plan, kn, a->op, a->nupd, nthreads);
         free(plan.win);
     }
     else {
@@ -302,6 +326,8 @@ fresh_fused(const so_args *a, const so_kernel *kn, int nthreads)
     PyArrayObject *data = a->data, *result;
     PyArray_Descr *dd = PyArray_DESCR(data);
     so_plan plan;
+    so_unlocked u;
+    so_poll *poll;
     int done;
     Py_INCREF(dd);
     result = so_output_cache_new_array(dd, PyArray_NDIM(data), PyArray_DIMS(data));
@@ -310,16 +336,15 @@ fresh_fused(const so_args *a, const so_kernel *kn, int nthreads)
         Py_DECREF(result);
         return NULL;
     }
-    Py_BEGIN_ALLOW_THREADS
-    if (a->op == SO_NONE) so_dedup(&plan, kn->itemsize);
-    done = so_run_copying(&plan, kn, nthreads, PyArray_BYTES(data), PyArray_NBYTES(data));
-    if (!done) {
-        so_parallel_copy(PyArray_BYTES(result), PyArray_BYTES(data),
-                         (size_t)PyArray_NBYTES(data), nthreads);
-        so_run_threaded(&plan, kn, nthreads);
+    poll = so_unlock(&u);
+    if (a->op == SO_NONE) so_dedup(&plan, kn->itemsize, poll);
+    done = so_run_copying(&plan, kn, nthreads, PyArray_BYTES(data), PyArray_NBYTES(data), poll);
+    if (!done && !so_parallel_copy(PyArray_BYTES(result), PyArray_BYTES(data),
+                                   (size_t)PyArray_NBYTES(data), nthreads, poll)) {
+        so_run_threaded(&plan, kn, nthreads, poll);
     }
-    Py_END_ALLOW_THREADS
     free(plan.win);
+    if (so_relock(&u) < 0) Py_CLEAR(result);
     return result;
 }
 
@@ -346,6 +371,7 @@ flat_targets(const so_args *a, PyArrayObject *work)
 {
     PyArrayObject *t;
     so_plan plan;
+    so_unlocked u;
     so_kernel rec = {record_block, NULL, NULL, NULL, sizeof(npy_intp), 0};
     npy_intp n, j, *v, base = (npy_intp)PyArray_BYTES(work), isz = PyArray_ITEMSIZE(work);
     t = (PyArrayObject *)PyArray_EMPTY(PyArray_NDIM(a->upd), PyArray_DIMS(a->upd), NPY_INTP, 0);
@@ -354,8 +380,11 @@ flat_targets(const so_args *a, PyArrayObject *work)
         Py_DECREF(t);
         return NULL;
     }
-    so_run(&plan, &rec);
     n = PyArray_SIZE(t);
+    if (so_run_polled(&plan, &rec, n >= SO_GIL_RELEASE_MIN ? so_poll_signals(&u) : NULL)) {
+        Py_DECREF(t);
+        return NULL;            /* Ctrl-C, the exception set */
+    }
     v = (npy_intp *)PyArray_DATA(t);
     for (j = 0; j < n; j++) v[j] = (v[j] - base) / isz;
     return t;
@@ -388,7 +417,7 @@ so_call_run(so_args *a, int nthreads)
         PyArrayObject *r = fresh_checked(a, kn, nthreads);
         if (r != NULL || PyErr_Occurred()) return (PyObject *)r;
     }
-    if (so_args_check_indices(a, nthreads) < 0) return NULL;
+    if (so_check_indices(a, nthreads) < 0) return NULL;
     so_test_rewrite(a->idx);
 
     if (out == NULL && typed && a->include_self && !a->mean && a->nupd > 0 &&
@@ -401,7 +430,10 @@ so_call_run(so_args *a, int nthreads)
      * it succeeded) */
     if (out != NULL && (typed || (PyArray_IS_C_CONTIGUOUS(out) &&
                                   !(a->op != SO_NONE && PyDataType_REFCHK(PyArray_DESCR(out)))))) {
-        if (out != data && PyArray_CopyInto(out, data) < 0) return NULL;
+        if (out != data && so_copy_into(out, data) < 0) {
+            so_note_interrupted(so_func_names[a->kind], 1);
+            return NULL;
+        }
         work = out;
         Py_INCREF(work);
     }
@@ -412,6 +444,7 @@ so_call_run(so_args *a, int nthreads)
     if (a->nupd > 0) {
         rc = typed ? apply(a, work, kn, nthreads) : apply_generic(a, work);
         if (rc < 0) {
+            so_note_interrupted(so_func_names[a->kind], work == out);
             Py_DECREF(work);
             return NULL;
         }

@@ -292,10 +292,10 @@ so_copy_to_c(PyArrayObject *dst, PyArrayObject *src, int nthreads)
             PyArray_EquivTypes(d, PyArray_DESCR(dst)) && PyArray_IS_C_CONTIGUOUS(dst) &&
             PyArray_SIZE(src) > 0) {
         npy_intp rows = PyArray_DIM(src, 0), cols = PyArray_DIM(src, 1);
-        Py_BEGIN_ALLOW_THREADS
-        so_transpose_copy(PyArray_BYTES(dst), PyArray_BYTES(src), rows, cols, isz, nthreads);
-        Py_END_ALLOW_THREADS
-        return 0;
+        so_unlocked u;
+        so_poll *poll = so_unlock(&u);
+        so_transpose_copy(PyArray_BYTES(dst), PyArray_BYTES(src), rows, cols, isz, nthreads, poll);
+        return so_relock(&u);
     }
-    return PyArray_CopyInto(dst, src);
+    return so_copy_into(dst, src);
 }

@@ -26,6 +26,7 @@ typedef struct {
     npy_intp band;         /* S */
     const npy_intp *gaps;  /* (start, end) byte pairs within a band to copy */
     npy_intp ngaps;
+    so_poll *poll;
 } so_fused_task;
 
 static void
@@ -54,10 +55,11 @@ fused_main(void *arg)
     for (lo = t->lo; lo < t->hi; lo += per) {
         npy_intp hi = lo + per < t->hi ? lo + per : t->hi;
         so_plan tile = t->plan;
+        if (so_stopped(t->poll)) break;
         so_narrow(&tile, 0, lo - t->lo, hi - t->lo);
         copy_bands(tile.out, t->src + (lo - t->lo) * t->band, hi - lo, t->band, t->gaps,
                    t->ngaps);
-        so_run(&tile, t->kn);
+        if (so_run_polled(&tile, t->kn, t->poll)) break;
     }
     return NULL;
 }
@@ -135,7 +137,7 @@ owned_band(const so_plan *p, npy_intp itemsize)
 
 int
 so_run_copying(const so_plan *p, const so_kernel *kn, int nthreads, const char *src,
-               npy_intp nbytes)
+               npy_intp nbytes, so_poll *poll)
 {
     npy_intp band, nb, gap_n, *gaps;
     so_fused_task one, *tasks;
@@ -166,8 +168,9 @@ so_run_copying(const so_plan *p, const so_kernel *kn, int nthreads, const char *
         k->band = band;
         k->gaps = gaps;
         k->ngaps = gap_n;
+        k->poll = poll;
     }
-    so_run_tasks(fused_main, tasks, sizeof *tasks, nthreads);
+    so_run_tasks_polled(fused_main, tasks, sizeof *tasks, nthreads, poll);
     /* the bytes past the last band: no group writes them */
     if (nb * band < nbytes) {
         memcpy(p->out + nb * band, src + nb * band, (size_t)(nbytes - nb * band));

@@ -7,7 +7,15 @@
  * split count and divide their own values (owners_mean); or the hits are
  * counted per destination slice first (plan/dedup.c: so_count_hits), the add is
  * walked, and the hit blocks divided (so_mean_finish_hits); or, when neither
- * fits, the caller counts per element and calls so_mean_finish.
+ * fits, the caller counts per element (so_mean_counted) and calls
+ * so_mean_finish.
+ *
+ * Stopped (a poll, base.h) in place, no element may keep an undivided sum:
+ * the owners count the hits of what they applied and divide those; the count
+ * per element goes in step with the add, piece by piece (so_mean_counted), so
+ * the counts are those of the pieces applied.  The hits per slice are counted
+ * for the whole call before the add, so that way is taken out of place only
+ * (a stopped result is dropped).  The division, once begun, runs to its end.
  */
 #include "walk/walk.h"
 #include "base/nditer.h"
@@ -164,7 +172,7 @@ owner_finish(const so_walk *w, void *ctx)
  * Returns 1 having done the whole mean, or 0 having done nothing. */
 static int
 owners_mean(const so_plan *p, const so_kernel *kn, int nthreads, PyArray_Descr *descr,
-            int include_self)
+            int include_self, so_poll *poll)
 {
     npy_intp *counts;
     so_owner_mean m;
@@ -187,26 +195,71 @@ owners_mean(const so_plan *p, const so_kernel *kn, int nthreads, PyArray_Descr *
      * owner (or the one owner, when memory for tasks is short) finishes its own */
     m.fn = so_mean_kernel(descr);
     m.include_self = include_self;
-    done = so_run_owned_counting(p, kn, nthreads, counts, owner_finish, &m);
+    done = so_run_owned_counting(p, kn, nthreads, counts, owner_finish, &m, poll);
     free(counts);
     return done;
 }
 
 int
 so_mean_run(const so_plan *p, const so_kernel *add, PyArray_Descr *d, int include_self,
-            int nthreads)
+            int nthreads, so_poll *poll, int in_place)
 {
     npy_intp *hits, nhits = 0;
     int lead = 0;
-    if (owners_mean(p, add, nthreads, d, include_self)) {
+    if (owners_mean(p, add, nthreads, d, include_self, poll)) {
         return 1;
     }
-    hits = so_count_hits(p, &lead, &nhits);
-    if (hits == NULL) {
+    if (in_place && poll != NULL) {
         return 0;
     }
-    so_run_threaded(p, add, nthreads);
-    so_mean_finish_hits(p, d, lead, hits, nhits, include_self, nthreads);
+    hits = so_count_hits(p, &lead, &nhits, poll);
+    if (hits == NULL) {
+        return so_stopped(poll);
+    }
+    /* out of place: a stopped result is dropped undivided */
+    so_run_threaded(p, add, nthreads, poll);
+    if (!so_stopped(poll)) {
+        so_mean_finish_hits(p, d, lead, hits, nhits, include_self, nthreads);
+    }
     free(hits);
     return 1;
+}
+
+/* ---- the count per element, in step with the add ---------------------------- */
+
+typedef struct {
+    const so_kernel *add, *count;
+    int nthreads;
+} so_counted;
+
+static void
+count_and_add(so_plan *const *piece, void *ctx)
+{
+    const so_counted *c = (const so_counted *)ctx;
+    /* a piece is done whole: the counts stay those of the updates applied */
+    so_run_threaded(piece[1], c->count, c->nthreads, NULL);
+    so_run_threaded(piece[0], c->add, c->nthreads, NULL);
+}
+
+/* Lockstep pieces cost a start of the threads each: a few times longer. */
+#define SO_COUNTED_PIECE (4 * SO_PIECE)
+
+int
+so_mean_counted(const so_plan *p, const so_plan *cp, const so_kernel *add,
+                const so_kernel *count, int nthreads, so_poll *poll, int in_place)
+{
+    if (in_place && poll != NULL && p->gnd == cp->gnd && p->nwin < 0 && cp->nwin < 0) {
+        so_plan sums = *p, counts = *cp;
+        so_plan *const plans[2] = {&sums, &counts};
+        so_counted c = {add, count, nthreads};
+        /* the blocks are cut too (a long run of updates into one slice, from
+         * an index with stride 0) when both plans have the same block dims:
+         * each element's sum and count still go in the same pieces */
+        int same_blocks = p->bnd == cp->bnd, d;
+        for (d = 0; d < p->bnd && same_blocks; d++) same_blocks = p->bshape[d] == cp->bshape[d];
+        return so_for_pieces(plans, 2, SO_COUNTED_PIECE, !same_blocks, poll, count_and_add, &c);
+    }
+    so_run_threaded(cp, count, nthreads, poll);
+    so_run_threaded(p, add, nthreads, poll);
+    return so_stopped(poll);
 }

@@ -67,25 +67,6 @@ split_dim(const so_plan *p, int nthreads)
     return -1;
 }
 
-void
-so_narrow(so_plan *p, int dim, npy_intp lo, npy_intp hi)
-{
-    if (dim < p->gnd) {
-        p->out += lo * p->gs_out[dim];
-        p->upd += lo * p->gs_upd[dim];
-        p->idx += lo * p->gs_idx[dim];
-        if (p->mask) p->mask += lo * p->gs_mask[dim];
-        p->gshape[dim] = hi - lo;
-    }
-    else {
-        int b = dim - p->gnd;
-        p->out += lo * p->bs_out[b];
-        p->upd += lo * p->bs_upd[b];
-        if (p->mask) p->mask += lo * p->bs_mask[b];
-        p->bshape[b] = hi - lo;
-    }
-}
-
 /* The threads a call may use, and the dim to split (-1: none). */
 static int
 choose_split(const so_plan *p, const so_kernel *kn, int *nthreads_io)
@@ -123,15 +104,16 @@ typedef struct {
     npy_intp *hits;
     so_walk_hook finish;
     void *finish_ctx;
+    so_poll *poll;
 } so_owner_extra;
 
-static const so_owner_extra no_extra = {0, NULL, NULL, NULL};
+static const so_owner_extra no_extra = {0, NULL, NULL, NULL, NULL};
 
 static int run_split(const so_plan *p, const so_kernel *kn, int nthreads, int dim,
                      const so_owner_extra *x);
 
 int
-so_run_owned_checked(const so_plan *p, const so_kernel *kn, int nthreads)
+so_run_owned_checked(const so_plan *p, const so_kernel *kn, int nthreads, so_poll *poll)
 {
     int dim = choose_split(p, kn, &nthreads);
     if (dim != SO_SPLIT_OWNED || p->k != 1 || p->mask != NULL) {
@@ -139,12 +121,13 @@ so_run_owned_checked(const so_plan *p, const so_kernel *kn, int nthreads)
     }
     so_owner_extra x = no_extra;
     x.check = 1;
+    x.poll = poll;
     return run_split(p, kn, nthreads, dim, &x);
 }
 
 int
 so_run_owned_counting(const so_plan *p, const so_kernel *kn, int nthreads, npy_intp *hits,
-                      so_walk_hook finish, void *ctx)
+                      so_walk_hook finish, void *ctx, so_poll *poll)
 {
     int dim = choose_split(p, kn, &nthreads);
     so_owner_extra x = no_extra;
@@ -154,19 +137,22 @@ so_run_owned_counting(const so_plan *p, const so_kernel *kn, int nthreads, npy_i
     x.hits = hits;
     x.finish = finish;
     x.finish_ctx = ctx;
+    x.poll = poll;
     run_split(p, kn, nthreads, dim, &x);
     return 1;
 }
 
 int
-so_run_threaded(const so_plan *p, const so_kernel *kn, int nthreads)
+so_run_threaded(const so_plan *p, const so_kernel *kn, int nthreads, so_poll *poll)
 {
     int dim = choose_split(p, kn, &nthreads);
+    so_owner_extra x = no_extra;
     if (dim == -1) {
-        so_run(p, kn);
+        so_run_polled(p, kn, poll);
         return 1;
     }
-    return run_split(p, kn, nthreads, dim, &no_extra);
+    x.poll = poll;
+    return run_split(p, kn, nthreads, dim, &x);
 }
 
 /* An owner of [lo, hi) of the values of the first index component. */
@@ -182,6 +168,7 @@ make_owner(so_walk *w, const so_plan *p, npy_intp lo, npy_intp hi, int *bad,
     w->hits = x->hits;
     w->finish = x->finish;
     w->finish_ctx = x->finish_ctx;
+    w->poll = x->poll;
 }
 
 /* The walk split along dim on nthreads threads.  With x->check (SO_SPLIT_OWNED
@@ -211,7 +198,7 @@ run_split(const so_plan *p, const so_kernel *kn, int nthreads, int dim, const so
             so_walk_run(&one, kn);
             return check ? !b : 1;
         }
-        so_run(p, kn);
+        so_run_polled(p, kn, x->poll);
         return 1;
     }
     for (t = 0; t < nthreads; t++) {
@@ -228,10 +215,11 @@ run_split(const so_plan *p, const so_kernel *kn, int nthreads, int dim, const so
             tasks[t].walk.hits = NULL;
             tasks[t].walk.finish = NULL;
             tasks[t].walk.finish_ctx = NULL;
+            tasks[t].walk.poll = x->poll;
             so_narrow(&tasks[t].walk.plan, dim, lo, hi);
         }
     }
-    used = so_run_tasks(task_main, tasks, sizeof *tasks, nthreads);
+    used = so_run_tasks_polled(task_main, tasks, sizeof *tasks, nthreads, x->poll);
     for (t = 0; t < nthreads; t++) {
         if (bad[t]) ok = 0;
     }

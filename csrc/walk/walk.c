@@ -8,6 +8,10 @@
  *
  * With a mask (include_self=False) each element's first update is assigned and
  * the following ones combined; the mask records which elements were hit.
+ *
+ * A long walk goes in pieces of about SO_PIECE elements, in C order (the
+ * plan narrowed along its dims), and asks its poll before each: stopped, it
+ * has applied the updates of the pieces before, each update whole.
  */
 #include "walk/block.h"
 
@@ -141,7 +145,7 @@ run_winners(const so_plan *p, const so_kernel *kn)
 
 /* The walk of p; w: NULL, or the owned share (w->owned) to keep to. */
 static void
-walk(const so_plan *p, const so_walk *w, const so_kernel *kn)
+walk_piece(const so_plan *p, const so_walk *w, const so_kernel *kn)
 {
     so_nditer it;
     int d;
@@ -171,14 +175,168 @@ walk(const so_plan *p, const so_walk *w, const so_kernel *kn)
 }
 
 void
+so_narrow(so_plan *p, int dim, npy_intp lo, npy_intp hi)
+{
+    if (dim < p->gnd) {
+        p->out += lo * p->gs_out[dim];
+        p->upd += lo * p->gs_upd[dim];
+        p->idx += lo * p->gs_idx[dim];
+        if (p->mask) p->mask += lo * p->gs_mask[dim];
+        p->gshape[dim] = hi - lo;
+    }
+    else {
+        int b = dim - p->gnd;
+        p->out += lo * p->bs_out[b];
+        p->upd += lo * p->bs_upd[b];
+        if (p->mask) p->mask += lo * p->bs_mask[b];
+        p->bshape[b] = hi - lo;
+    }
+}
+
+/* ---- pieces ------------------------------------------------------------------
+ *
+ * The dims of a plan, outermost first: its group dims, then (with a winner
+ * list) the winners, then its block dims.  A piece is the plan narrowed to a
+ * range of one dim with every dim before it narrowed to one coordinate.
+ */
+typedef struct {
+    so_plan *const *plans;     /* narrowed together (the same dims) */
+    int n;
+    int ndims, cut_last;       /* dims; the last one cut (the others whole) */
+    npy_intp after[2 * SO_MAXDIMS + 1];   /* elements of one coordinate of dim d */
+    npy_intp piece;            /* elements a piece holds */
+    so_poll *poll;
+    so_piece_fn fn;
+    void *ctx;
+} so_cutter;
+
+static npy_intp
+dim_extent(const so_plan *p, int d)
+{
+    if (d < p->gnd) return p->gshape[d];
+    if (p->nwin >= 0 && d == p->gnd) return p->nwin;
+    return p->bshape[d - p->gnd - (p->nwin >= 0)];
+}
+
+static void
+narrow_dim(so_plan *p, int d, npy_intp lo, npy_intp hi)
+{
+    if (p->nwin >= 0 && d == p->gnd) {
+        p->win += 2 * lo;
+        p->nwin = hi - lo;
+    }
+    else {
+        so_narrow(p, d - (p->nwin >= 0 && d > p->gnd), lo, hi);
+    }
+}
+
+/* The pieces of dims d.. of c->plans (narrowed to one coordinate of each dim
+ * before d); 1 if stopped. */
+static int
+cut(so_cutter *c, int d)
+{
+    const npy_intp ext = dim_extent(c->plans[0], d);
+    const int whole = d >= c->cut_last || c->after[d] <= c->piece;
+    npy_intp step = whole ? c->piece / c->after[d] : 1, i;
+    int k;
+    if (step < 1) step = 1;
+    for (i = 0; i < ext; i += step) {
+        int stopped = 0;
+        for (k = 0; k < c->n; k++) narrow_dim(c->plans[k], d, i, i + step < ext ? i + step : ext);
+        if (whole) {
+            stopped = so_stopped(c->poll);
+            if (!stopped) c->fn(c->plans, c->ctx);
+        }
+        else {
+            stopped = cut(c, d + 1);
+        }
+        /* back to the whole of dim d: the same narrowing, the other way */
+        for (k = 0; k < c->n; k++) narrow_dim(c->plans[k], d, -i, ext - i);
+        if (stopped) return 1;
+    }
+    return 0;
+}
+
+int
+so_for_pieces(so_plan *const *plans, int n, npy_intp piece, int whole_groups, so_poll *poll,
+              so_piece_fn fn, void *ctx)
+{
+    so_cutter c;
+    const so_plan *p = plans[0];
+    int d;
+    c.plans = plans;
+    c.n = n;
+    c.ndims = p->gnd + (p->nwin >= 0) + p->bnd;
+    c.cut_last = whole_groups ? p->gnd + (p->nwin >= 0) - 1 : c.ndims - 1;
+    c.poll = poll;
+    c.fn = fn;
+    c.ctx = ctx;
+    c.piece = piece;
+    if (c.ndims == 0 || c.cut_last < 0) {
+        if (so_stopped(poll)) return 1;
+        fn(plans, ctx);
+        return 0;
+    }
+    c.after[c.ndims - 1] = 1;
+    for (d = c.ndims - 1; d > 0; d--) {
+        npy_intp e = dim_extent(p, d);
+        c.after[d - 1] = e > 0 && c.after[d] > NPY_MAX_INTP / e ? NPY_MAX_INTP : c.after[d] * e;
+    }
+    for (d = 0; d < c.ndims; d++) {
+        if (dim_extent(p, d) == 0) return so_stopped(poll);
+    }
+    return cut(&c, 0);
+}
+
+typedef struct {
+    const so_walk *w;
+    const so_kernel *kn;
+} so_walk_piece;
+
+static void
+walk_one(so_plan *const *piece, void *ctx)
+{
+    const so_walk_piece *c = (const so_walk_piece *)ctx;
+    walk_piece(piece[0], c->w, c->kn);
+}
+
+/* The walk of p in pieces when it is long and poll is set; 1 if stopped. */
+static int
+walk(const so_plan *p, const so_walk *w, const so_kernel *kn, so_poll *poll)
+{
+    npy_intp work = p->nwin >= 0 ? p->nwin : 1;
+    int d;
+    if (poll != NULL) {
+        for (d = 0; d < p->gnd; d++) work *= p->gshape[d];
+        for (d = 0; d < p->bnd; d++) work *= p->bshape[d];
+    }
+    if (poll == NULL || work <= SO_PIECE) {
+        if (so_stopped(poll)) return 1;
+        walk_piece(p, w, kn);
+        return 0;
+    }
+    so_plan q = *p;
+    so_plan *const plans[1] = {&q};
+    so_walk_piece c = {w, kn};
+    /* an owner that counts hits counts a group once: its block is never cut */
+    return so_for_pieces(plans, 1, SO_PIECE, w != NULL && w->hits != NULL, poll, walk_one, &c);
+}
+
+void
 so_run(const so_plan *p, const so_kernel *kn)
 {
-    walk(p, NULL, kn);
+    walk_piece(p, NULL, kn);
+}
+
+int
+so_run_polled(const so_plan *p, const so_kernel *kn, so_poll *poll)
+{
+    return walk(p, NULL, kn, poll);
 }
 
 void
 so_walk_run(const so_walk *w, const so_kernel *kn)
 {
-    walk(&w->plan, w->owned ? w : NULL, kn);
+    walk(&w->plan, w->owned ? w : NULL, kn, w->poll);
     if (w->owned && w->finish != NULL) w->finish(w, w->finish_ctx);
 }

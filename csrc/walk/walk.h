@@ -43,29 +43,43 @@ struct so_walk {
      * its blocks are still in its cache (the mean's division, walk/mean.c) */
     so_walk_hook finish;
     void *finish_ctx;
+    /* NULL, or asked between the pieces of a long walk (base.h) */
+    so_poll *poll;
 };
 
 /* walk.c: the walk of the whole plan on this thread. */
 void so_run(const so_plan *p, const so_kernel *kn);
+/* walk.c: so_run in pieces asking poll (NULL: never stops); 1 if stopped
+ * (the updates of a C-order prefix of the pieces applied), else 0. */
+int so_run_polled(const so_plan *p, const so_kernel *kn, so_poll *poll);
+/* walk.c: fn(pieces, ctx) on the pieces of the plans[0..n) (plans of the same
+ * dims, narrowed together) in C order, each of about
+ * piece elements, asking poll before each; with whole_groups a piece has
+ * whole blocks (cut along group dims and winners only).  The plans are
+ * restored after.  Returns 1 if stopped, else 0. */
+typedef void (*so_piece_fn)(so_plan *const *piece, void *ctx);
+int so_for_pieces(so_plan *const *plans, int n, npy_intp piece, int whole_groups, so_poll *poll,
+                  so_piece_fn fn, void *ctx);
 /* walk.c: the walk of w->plan with w's state (its share, checks, counts), then
  * w's finish hook if it is an owner. */
 void so_walk_run(const so_walk *w, const so_kernel *kn);
 
-/* split.c: the walk split over up to nthreads threads by output ownership;
- * returns the number of threads that ran. */
-int so_run_threaded(const so_plan *p, const so_kernel *kn, int nthreads);
+/* split.c: the walk split over up to nthreads threads by output ownership,
+ * each thread's share in pieces asking poll; returns the number of threads
+ * that ran. */
+int so_run_threaded(const so_plan *p, const so_kernel *kn, int nthreads, so_poll *poll);
 /* split.c: whether so_run_threaded splits this plan by index value, and that
  * split with every index checked as it is read (only for plans with one index
  * component and no mask): returns 0 if an index was out of range, the out
  * then holds garbage; -1 (nothing done) if the plan is not split that way. */
 int so_owned_split_applies(const so_plan *p, const so_kernel *kn, int nthreads);
-int so_run_owned_checked(const so_plan *p, const so_kernel *kn, int nthreads);
+int so_run_owned_checked(const so_plan *p, const so_kernel *kn, int nthreads, so_poll *poll);
 /* split.c: that split with each owner counting the hits of its index values
  * in hits (isize[0] entries, zeroed) and then calling finish(w, ctx); returns
  * 1, or 0 (nothing done) if the plan is not split that way. */
 int so_run_owned_counting(const so_plan *p, const so_kernel *kn, int nthreads, npy_intp *hits,
-                          so_walk_hook finish, void *ctx);
-/* split.c: p narrowed to [lo, hi) of dim (a group dim, or gnd + a block dim). */
+                          so_walk_hook finish, void *ctx, so_poll *poll);
+/* walk.c: p narrowed to [lo, hi) of dim (a group dim, or gnd + a block dim). */
 void so_narrow(so_plan *p, int dim, npy_intp lo, npy_intp hi);
 
 /* fused.c: out of place, out fresh and laid out as data (src, nbytes): copy
@@ -73,14 +87,22 @@ void so_narrow(so_plan *p, int dim, npy_intp lo, npy_intp hi);
  * nthreads threads; returns 0, having done nothing, if the plan does not own
  * bands of out (copy, then so_run_threaded). */
 int so_run_copying(const so_plan *p, const so_kernel *kn, int nthreads, const char *src,
-                   npy_intp nbytes);
+                   npy_intp nbytes, so_poll *poll);
 
-/* mean.c: reduction "mean" in place on p->out with the add kernel: counts the
- * hits per destination slice, adds, divides.  Returns 1 having done the whole
- * mean, 0 having done nothing (the plan is not of that shape: the caller counts
- * per element). */
+/* mean.c: reduction "mean" on p->out with the add kernel: counts the hits per
+ * destination slice or index value, adds, divides.  Returns 1 having done the
+ * mean (or been stopped by poll: then, in_place, every element hit holds the
+ * mean of the updates applied to it), 0 having done nothing (the plan is not
+ * of that shape, or in_place with a poll needs the count in step with the add:
+ * the caller counts per element, so_mean_counted). */
 int so_mean_run(const so_plan *p, const so_kernel *add, PyArray_Descr *d, int include_self,
-                int nthreads);
+                int nthreads, so_poll *poll, int in_place);
+/* mean.c: the counts per element (cp, into an npy_intp array of out's shape,
+ * with the count kernel) and the add (p) on up to nthreads threads; in_place
+ * with a poll, piece by piece in step, whole groups each, so that stopped the
+ * counts are those of the updates applied.  Returns 1 if stopped. */
+int so_mean_counted(const so_plan *p, const so_plan *cp, const so_kernel *add,
+                    const so_kernel *count, int nthreads, so_poll *poll, int in_place);
 /* mean.c: divide the block at each destination of hits (from so_count_hits) by
  * its count + include_self, at every combination of the first lead group dims. */
 void so_mean_finish_hits(const so_plan *p, PyArray_Descr *d, int lead, const npy_intp *hits,
