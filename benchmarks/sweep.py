@@ -221,8 +221,8 @@ def _reduceat(x):
     return run
 
 
-def case_rows(f: int, quick: bool) -> Case:
-    n, m = 10**5, (4 * 10**6 // f) // (10 if quick else 1)
+def case_rows(f: int, quick: bool, shrink: int = 1) -> Case:
+    n, m = max(4, 10**5 // shrink), max(4, (4 * 10**6 // f) // (10 if quick else 1) // shrink)
 
     def make():
         rng = np.random.default_rng(300 + f)
@@ -238,8 +238,9 @@ def case_rows(f: int, quick: bool) -> Case:
                 notes=["onnxruntime and openvino: ScatterND with the index as (m, 1)"])
 
 
-def case_pyg(dense: bool, quick: bool) -> Case:
+def case_pyg(dense: bool, quick: bool, shrink: int = 1) -> Case:
     nodes, edges, feat = (10**4, 10**5, 64) if quick else (10**5, 10**6, 64)
+    nodes, edges = max(4, nodes // shrink), max(4, edges // shrink)
 
     def make():
         rng = np.random.default_rng(400)
@@ -275,38 +276,42 @@ def case_pyg(dense: bool, quick: bool) -> Case:
                        "materialised int64 index (made untimed)"])
 
 
-def sweep_cases(quick: bool) -> List[Case]:
-    """In the order they run (and are listed)."""
-    div = 10 if quick else 1
-    m = 10**6 // div
+def sweep_cases(quick: bool, shrink: int = 1) -> List[Case]:
+    """In the order they run (and are listed).  ``shrink`` divides every size (keys and names
+    keep the full sizes): a test runs them all in a moment."""
+    def sz(n: int) -> int:
+        return max(4, n // shrink)
+    m = 10**6 // (10 if quick else 1)
     cases: List[Case] = []
     for inplace in (False, True):
         sfx = "-inplace" if inplace else ""
         for n in (10**3, 3 * 10**4, 10**6, 10**7, 5 * 10**7):
-            cases.append(case_1d(f"sweep-out-{_fmt(n)}{sfx}",
-                                 f"sweep: add {_fmt(m)} f32 into {_fmt(n)}", n, m, inplace=inplace))
+            cases.append(case_1d(f"sweep-out-{_fmt(n)}{sfx}", f"sweep: add {_fmt(m)} f32 into "
+                                 f"{_fmt(n)}", sz(n), sz(m), inplace=inplace))
         for mm in (10**3, 10**4, 10**5, 10**6, 10**7):
             if quick and mm > 10**6:
                 continue
-            cases.append(case_1d(f"sweep-upd-{_fmt(mm)}{sfx}",
-                                 f"sweep: add {_fmt(mm)} f32 into 1e5", 10**5, mm, inplace=inplace))
+            cases.append(case_1d(f"sweep-upd-{_fmt(mm)}{sfx}", f"sweep: add {_fmt(mm)} f32 into "
+                                 "1e5", sz(10**5), sz(mm), inplace=inplace))
     for n in (10**2, 10**3):
-        cases.append(case_1d(f"hist-{_fmt(n)}", f"hist: add {_fmt(m)} f32 into {_fmt(n)}", n, m,
+        cases.append(case_1d(f"hist-{_fmt(n)}", f"hist: add {_fmt(m)} f32 into {_fmt(n)}", sz(n), sz(m),
                              extra=[Impl("numpy", "data + np.bincount(weights=u)", _bincount,
                                          "close", rtol=1e-4, atol=1e-4)]))
     for n, dtypes in ((10**2, ("int8", "int32", "int64", "uint64")),
                       (10**6, ("int32", "int64", "uint64"))):
         for dt in dtypes:
             cases.append(case_1d(
-                f"idx-{dt}-{_fmt(n)}", f"idx: add {_fmt(m)} f32 into {_fmt(n)}, {dt} indices", n, m,
+                f"idx-{dt}-{_fmt(n)}", f"idx: add {_fmt(m)} f32 into {_fmt(n)}, {dt} indices", sz(n),
+                sz(m),
                 idx_dtype=dt, not_slower_than=(f"idx-int64-{_fmt(n)}" if dt == "int32" else None)))
     for f in (1, 2, 4, 8, 64):
-        cases.append(case_rows(f, quick))
-    cases += [case_pyg(True, quick), case_pyg(False, quick)]
-    cases.append(case_1d("sorted", f"sorted: add {_fmt(m)} f32 into 1e5, sorted indices", 10**5, m,
+        cases.append(case_rows(f, quick, shrink))
+    cases += [case_pyg(True, quick, shrink), case_pyg(False, quick, shrink)]
+    cases.append(case_1d("sorted", f"sorted: add {_fmt(m)} f32 into 1e5, sorted indices", sz(10**5),
+                         sz(m),
                          sorted_idx=True,
                          extra=[Impl("numpy", "np.add.reduceat over the segments", _reduceat,
                                      "close", rtol=1e-4, atol=1e-4)]))
-    cases.append(case_1d("mean", f"mean: {_fmt(m)} f32 into 1e5, include_self", 10**5, m,
+    cases.append(case_1d("mean", f"mean: {_fmt(m)} f32 into 1e5, include_self", sz(10**5), sz(m),
                          red="mean"))
     return cases
