@@ -1,7 +1,9 @@
-"""Time scatterops against NumPy, PyTorch, ONNX Runtime and OpenVINO on the same inputs.
+"""Time scatterops against NumPy, PyTorch, ONNX Runtime, OpenVINO, JAX, a numba loop and
+numpy_groupies on the same inputs.
 
     python -m benchmarks [--quick] [--threads N] [--repeat N] [-k KEYS] [--skip PEERS]
-                         [--markdown] [--plot FILE.png] [--json FILE]
+                         [--markdown] [--plot FILE.png] [--json FILE] [--sweep-plot FILE.png]
+                         [--busy] [--callers N] [--memory] [--output-cache on|off|both]
     python benchmarks/run.py [...]
 
 What is timed (``cases.py``): the OpenVINO ScatterUpdate-3 and ScatterNDUpdate-3 examples at full
@@ -16,6 +18,14 @@ call form (arrays, a scalar, Python lists, a cast, int32 and uint8 indices, broa
 mean, ``include_self=False``, ``out=``, in place) against ``np.add.at``, in a table of their own
 (form, n, both times, their ratio, the target and whether it is reached: reported, never
 asserted).
+
+Then the performance-v2 cases (``sweep.py``, ``-k v2``): sizes swept from L1 to DRAM, histogram
+shapes, index dtypes, narrow rows, message passing, sorted indices and mean, each at 1 thread and at
+``--threads``, in a table of their own with a target and pass / short per row (``targets.py``).
+A peer whose package is missing is left out with a note (JAX, numba and numpy_groupies are
+optional, like the others).  ``--busy``, ``--callers N``, ``--memory`` and ``--output-cache`` are
+described in ``modes.py``; ``--sweep-plot FILE.png`` draws the out-size sweep (ns per update against
+output size, log-log, a line per library).
 
 How (``core.py``):
 
@@ -409,7 +419,7 @@ def git_version(root: str) -> str:
 
 def make_header(versions: Dict[str, str], threads: int, repeat: int, quick: bool) -> str:
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    libs = ", ".join(f"{p} {versions[p]}" for p in ("numpy", "torch", "onnxruntime", "openvino")
+    libs = ", ".join(f"{p} {versions[p]}" for p in peers.PEERS
                      if p in versions)
     so = f"scatterops {versions[SUBJECT]}" if SUBJECT in versions else "scatterops missing"
     g = git_version(root)

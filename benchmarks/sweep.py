@@ -66,33 +66,28 @@ def _np_call(red: str, d, ix, u, inplace: bool) -> Callable[[], object]:
     return run
 
 
-def _torch_scatter(red: str, inplace: bool, index: str = "indices"):
+def _torch(api: str, red: str, inplace: bool, index: str = "indices"):
+    """``torch.scatter_reduce`` (api ``"scatter"``: an index of updates' shape) or
+    ``torch.index_add`` / ``index_reduce`` (api ``"index"``: a 1-D index) along axis 0, with
+    ``include_self``; in place, the ``_`` method on a tensor sharing data's memory."""
     def build(x):
+        import torch
         d, tt, ix = x["data"], peers.t, x[index]
         td, tu = tt(d), tt(x["updates"])
         if ix.ndim == 2 and ix.strides[1] == 0:      # a stride-0 view: the same, as a torch view
             ti = tt(x["rows"]).view(-1, 1).expand(-1, ix.shape[1])
         else:
             ti = tt(ix)
+        if api == "index" and red == "add":
+            name, args, kw = "index_add", (), {}
+        else:
+            name = "scatter_reduce" if api == "scatter" else "index_reduce"
+            args, kw = (TORCH_RED[red],), {"include_self": True}
         if inplace:
-            return lambda: (td.scatter_reduce_(0, ti, tu, TORCH_RED[red], include_self=True), d)[1]
-        import torch
-        return lambda: torch.scatter_reduce(td, 0, ti, tu, TORCH_RED[red], include_self=True).numpy()
-    return build
-
-
-def _torch_index(red: str, inplace: bool, index: str = "indices"):
-    def build(x):
-        d, tt = x["data"], peers.t
-        td, ti, tu = tt(d), tt(x[index]), tt(x["updates"])
-        import torch
-        if red == "add":
-            if inplace:
-                return lambda: (td.index_add_(0, ti, tu), d)[1]
-            return lambda: torch.index_add(td, 0, ti, tu).numpy()
-        if inplace:
-            return lambda: (td.index_reduce_(0, ti, tu, TORCH_RED[red], include_self=True), d)[1]
-        return lambda: torch.index_reduce(td, 0, ti, tu, TORCH_RED[red], include_self=True).numpy()
+            method = getattr(td, name + "_")
+            return lambda: (method(0, ti, tu, *args, **kw), d)[1]
+        fn = getattr(torch, name)
+        return lambda: fn(td, 0, ti, tu, *args, **kw).numpy()
     return build
 
 
@@ -141,26 +136,21 @@ def _peer_impls(red: str, inplace: bool, rows: bool = False, index: str = "indic
                   "close" if red == "mean" else "exact", **tol)]
     if not rows or index == "indices":           # scatter_reduce: an index of updates' shape
         impls.append(Impl("torch", f"scatter_reduce{form}({TORCH_RED[red]})",
-                          _torch_scatter(red, inplace, index), exact, **tol))
+                          _torch("scatter", red, inplace, index), exact, **tol))
     impls.append(Impl("torch", (f"index_add{form}" if red == "add" else
                                 f"index_reduce{form}({TORCH_RED[red]})"),
-                      _torch_index(red, inplace, one), exact, **tol))
+                      _torch("index", red, inplace, one), exact, **tol))
     if not inplace:
+        # a row scatter: ScatterND with a (m, 1) index; else ScatterElements(Update)
+        nd = rows and index == "rows"
+        idx = "nd_indices" if nd else ("dense" if rows else index)
+        ort_op, ov_op = ("ScatterND", "ScatterNDUpdate") if nd else ("ScatterElements",
+                                                                     "ScatterElementsUpdate")
         if red in ORT_RED:
-            if rows and index == "rows":
-                impls.append(Impl("onnxruntime", f"ScatterND {red} (k=1)",
-                                  _ort("ScatterND", red, "nd_indices"), exact, **tol))
-            else:
-                impls.append(Impl("onnxruntime", f"ScatterElements {red}",
-                                  _ort("ScatterElements", red, "dense" if rows else index),
-                                  exact, **tol))
-        if rows and index == "rows":
-            impls.append(Impl("openvino", f"ScatterNDUpdate-15 {OV_RED[red]} (k=1)",
-                              _ov("ScatterNDUpdate", red, "nd_indices"), exact, **tol))
-        else:
-            impls.append(Impl("openvino", f"ScatterElementsUpdate-12 {OV_RED[red]}",
-                              _ov("ScatterElementsUpdate", red, "dense" if rows else index),
-                              exact, **tol))
+            impls.append(Impl("onnxruntime", f"{ort_op} {red}" + (" (k=1)" if nd else ""),
+                              _ort(ort_op, red, idx), exact, **tol))
+        impls.append(Impl("openvino", f"{ov_op}-{15 if nd else 12} {OV_RED[red]}" +
+                          (" (k=1)" if nd else ""), _ov(ov_op, red, idx), exact, **tol))
         kw = {"indices_are_sorted": True} if sorted_idx else {}
         impls.append(Impl("jax", f"jit(d.at[i].{red}(u" + (", indices_are_sorted=True" if kw else "")
                           + "))" if red != "mean" else "jit(.at[i].add sums and counts, a division)",
