@@ -831,8 +831,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         plot(rows, columns, args.plot, head)
         print(f"plot written to {args.plot}", file=log)
     if args.sweep_plot:
-        if targets.sweep_plot(v2, [c for c in columns if c != targets.NOCACHE], args.sweep_plot,
-                              head):
+        if targets.sweep_plot(v2, columns, args.sweep_plot, head):
             print(f"sweep plot written to {args.sweep_plot}", file=log)
         else:
             print("--sweep-plot: no sweep-out case was run", file=log)
