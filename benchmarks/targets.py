@@ -104,15 +104,17 @@ def sweep_plot(rows, columns: List[str], path: str, title: str) -> bool:
     for ax, (inplace, threads) in zip(axes[0], panels):
         mine = sorted((r for r in sweep if r.case.inplace == inplace and (r.threads or 1) == threads),
                       key=lambda r: r.case.out_size)
-        for p in columns:
+        for j, p in enumerate(columns):
             xs, ys = [], []
             for r in mine:
                 best = r.best(p)
                 if best is not None:
                     xs.append(r.case.out_size)
                     ys.append(best.time / r.updates * 1e9)
-            if xs:
-                ax.plot(xs, ys, marker="o", label=p, linewidth=2.5 if p == "scatterops" else 1.2)
+            if xs:                      # a library keeps its colour in every panel
+                ax.plot(xs, ys, marker="o", label=p, color=f"C{j % 10}",
+                        linewidth=2.5 if p.startswith("scatterops") else 1.2,
+                        linestyle="--" if p == NOCACHE else "-")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("output elements (float32)")
@@ -120,7 +122,11 @@ def sweep_plot(rows, columns: List[str], path: str, title: str) -> bool:
                      f"{'s' if threads > 1 else ''}", fontsize=10)
         ax.grid(which="both", alpha=0.3)
     axes[0][0].set_ylabel("ns per update (median)")
-    axes[0][-1].legend(fontsize=8, loc="upper left")
+    handles = {}
+    for ax in axes[0]:
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, h)
+    axes[0][0].legend(handles.values(), handles.keys(), fontsize=8, loc="upper left")
     import textwrap
     fig.suptitle("\n".join(textwrap.wrap(title, 150)), fontsize=7)
     fig.tight_layout()
