@@ -81,6 +81,12 @@ class Case:
     na: Dict[str, str] = field(default_factory=dict)   # peer -> why it cannot do this case
     time_copy: bool = True      # out of place: also time data.copy() (reported in the notes)
     target: Optional[Target] = None   # set for the small-call rows, which have a table of their own
+    # the performance-v2 cases (sweep.py) set out_size: each runs at 1 thread and at --threads, in
+    # a table of its own, judged against the targets in run.py's ``v2_target``
+    out_size: Optional[int] = None              # elements of the output (in cache: <= 10**6)
+    not_slower_than: Optional[str] = None       # key of the case scatterops must not be slower
+    # than at the same thread count (int32 indices against int64)
+    tags: Tuple[str, ...] = ()                  # more names -k selects the case by ("v2")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -15,6 +15,20 @@
   ``NUM_STREAMS = 1``, ``PERFORMANCE_HINT = LATENCY`` and ``INFERENCE_PRECISION_HINT = f32`` (so a
   CPU with bf16 support does not compute f32 in bf16), run with ``infer(..., share_inputs=True,
   share_outputs=True)``: inputs are read where they lie, the result is the request's output tensor.
+* ``jax`` (CPU): ``x.at[idx].add(u)`` / ``.max`` / ``.min`` under ``jax.jit`` on arrays put on the
+  device once (untimed), each call ended by ``block_until_ready()``; ``jax_enable_x64`` is on, so
+  int64 stays int64.  JAX has no per-call thread setting: XLA's CPU client uses its own pool of
+  all CPUs at every ``--threads``.  JAX arrays are immutable: it has no in-place form.
+* ``numba``: the serial ``@njit`` loop a user writes by hand (``for i in range(n): o[ix[i]] +=
+  u[i]``, see ``numba_loop``); out of place it runs on ``data.copy()``.  One thread: a ``prange``
+  loop would race on duplicate indices.
+* ``numpy_groupies``: ``aggregate(idx, u, func, size=n)`` (its numba backend, and ``aggregate_np``)
+  where the case is an aggregation of 1-D updates into a range; the aggregate is then combined
+  with ``data`` (``data + sums``, ``np.maximum(data, maxes)``, ...), so a sum is not bit-equal to a
+  scatter-add in update order (``~``).  One thread.
+
+Every peer's build makes its first call itself where that call compiles (numba) or traces (JAX),
+so no timed call pays for it; ``run.py`` also calls every implementation twice before timing.
 
 ONNX Runtime and OpenVINO write their result into memory they keep between calls (ORT's arena,
 OpenVINO's output tensor), which is already touched after the first call; scatterops, NumPy and
@@ -31,7 +45,7 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 #: column order; the subject comes last
-PEERS: List[str] = ["numpy", "torch", "onnxruntime", "openvino"]
+PEERS: List[str] = ["numpy", "torch", "onnxruntime", "openvino", "jax", "numba", "numpy_groupies"]
 SUBJECT = "scatterops"
 #: the modules each needs
 MODULES: Dict[str, Sequence[str]] = {
@@ -39,6 +53,9 @@ MODULES: Dict[str, Sequence[str]] = {
     "torch": ("torch",),
     "onnxruntime": ("onnxruntime", "onnx"),
     "openvino": ("openvino",),
+    "jax": ("jax", "jaxlib"),
+    "numba": ("numba",),
+    "numpy_groupies": ("numpy_groupies", "numba"),
     "scatterops": ("scatterops",),
 }
 
@@ -84,6 +101,14 @@ def configure(threads: int, peers: Sequence[str]) -> Dict[str, str]:
     if "openvino" in peers:
         import openvino
         versions["openvino"] = openvino.__version__.split("-")[0]
+    if "jax" in peers:
+        versions["jax"] = _jax().__version__
+    if "numba" in peers:
+        import numba
+        versions["numba"] = numba.__version__
+    if "numpy_groupies" in peers:
+        import numpy_groupies
+        versions["numpy_groupies"] = numpy_groupies.__version__
     if SUBJECT in peers:
         import scatterops
         scatterops.set_num_threads(threads)
@@ -159,6 +184,155 @@ def ov_call(make_node, inputs: Sequence[np.ndarray], threads: Optional[int] = No
     def run():
         return infer(feed, share_inputs=True, share_outputs=True)[0]
     run.keep = (core, compiled, req)     # the request must outlive the callable's results
+    return run
+
+
+# ---------------------------------------------------------------------------------------------
+# JAX
+
+
+def _jax():
+    import jax
+    jax.config.update("jax_enable_x64", True)       # int64 indices and data stay 64-bit
+    try:
+        jax.config.update("jax_platforms", "cpu")
+    except Exception:                                 # the backend is already up: it is the CPU
+        pass
+    return jax
+
+
+_JITTED: Dict[str, object] = {}
+
+
+def jax_call(op: str, arrays: Sequence[np.ndarray], **kw):
+    """A callable running ``jax.jit(op)`` on ``arrays`` put on the CPU device once; ``op`` is one
+    of ``JAX_OPS``.  The first call (the trace and compile) is made here, untimed."""
+    jax = _jax()
+    key = op + repr(sorted(kw.items()))
+    fn = _JITTED.get(key)
+    if fn is None:
+        fn = _JITTED[key] = jax.jit(_jax_op(op, **kw))
+    dev = [jax.device_put(a) for a in arrays]
+
+    def run():
+        return fn(*dev).block_until_ready()
+    run()
+    return run
+
+
+def _jax_op(op: str, **kw):
+    import jax.numpy as jnp
+    if op in ("add", "max", "min"):
+        return lambda d, i, u: getattr(d.at[i], op)(u, **kw)
+    if op == "mean":            # include_self: (data + sum) / (count + 1), divided in float64
+        def mean(d, i, u):
+            s = d.at[i].add(u, **kw)
+            c = jnp.zeros(d.shape[0], jnp.int64).at[i].add(1, **kw)
+            c = c.reshape(c.shape + (1,) * (d.ndim - 1))
+            return jnp.where(c > 0, (s.astype(jnp.float64) / (c + 1)).astype(d.dtype), d)
+        return mean
+    raise ValueError(op)
+
+
+# ---------------------------------------------------------------------------------------------
+# numba: the serial loops a user writes by hand
+
+_LOOPS: Dict[str, object] = {}
+
+
+def numba_loop(op: str):
+    """The serial ``@njit`` loop for ``op`` -- ``add``, ``max``, ``min`` or ``mean`` of 1-D updates
+    into a 1-D ``o`` (``o[ix[i]] += u[i]``), or ``add_rows`` of (m, F) rows into (n, F)
+    (``o[ix[i], j] += u[i, j]``) -- in place on ``o``.  Compiled once per dtype, at its first call."""
+    if op in _LOOPS:
+        return _LOOPS[op]
+    import numba
+    jit = numba.njit(nogil=True)
+    if op == "add":
+        def loop(o, ix, u):
+            for i in range(ix.shape[0]):
+                o[ix[i]] += u[i]
+    elif op == "max":
+        def loop(o, ix, u):
+            for i in range(ix.shape[0]):
+                if u[i] > o[ix[i]]:
+                    o[ix[i]] = u[i]
+    elif op == "min":
+        def loop(o, ix, u):
+            for i in range(ix.shape[0]):
+                if u[i] < o[ix[i]]:
+                    o[ix[i]] = u[i]
+    elif op == "mean":          # include_self: (data + sum) / (count + 1), divided in float64
+        def loop(o, ix, u):
+            c = np.zeros(o.shape[0], np.int64)
+            for i in range(ix.shape[0]):
+                o[ix[i]] += u[i]
+                c[ix[i]] += 1
+            for j in range(o.shape[0]):
+                if c[j]:
+                    o[j] = np.float64(o[j]) / (c[j] + 1)
+    elif op == "add_rows":
+        def loop(o, ix, u):
+            for i in range(ix.shape[0]):
+                r = ix[i]
+                for j in range(u.shape[1]):
+                    o[r, j] += u[i, j]
+    else:
+        raise ValueError(op)
+    _LOOPS[op] = jit(loop)
+    return _LOOPS[op]
+
+
+def numba_call(op: str, d: np.ndarray, ix: np.ndarray, u: np.ndarray, inplace: bool):
+    """A callable running ``numba_loop(op)`` on ``d`` (in place) or on ``d.copy()``; the first
+    call (the compile for these dtypes) is made here, on a copy, untimed."""
+    loop = numba_loop(op)
+    loop(d.copy(), ix, u)
+    if inplace:
+        return lambda: (loop(d, ix, u), d)[1]
+
+    def run():
+        o = d.copy()
+        loop(o, ix, u)
+        return o
+    return run
+
+
+# ---------------------------------------------------------------------------------------------
+# numpy_groupies
+
+
+def npg_call(func: str, d: np.ndarray, ix: np.ndarray, u: np.ndarray, inplace: bool,
+             backend: str = "numba"):
+    """A callable doing a 1-D scatter with ``reduction=func`` (add, max, min, mean) through
+    ``numpy_groupies`` (``aggregate``: its numba backend; ``"numpy"``: ``aggregate_np``): the
+    aggregate over a range of ``d.size``, then combined with ``d`` (on ``d`` itself in place)."""
+    import numpy_groupies as npg
+    agg = npg.aggregate if backend == "numba" else npg.aggregate_np
+    n, dt = d.shape[0], d.dtype
+    if func in ("max", "min"):
+        fill = (np.iinfo(dt).min if func == "max" else np.iinfo(dt).max) if dt.kind in "iu" else \
+            (-np.inf if func == "max" else np.inf)
+        comb = np.maximum if func == "max" else np.minimum
+
+        def run():
+            a = agg(ix, u, func, size=n, fill_value=fill, dtype=dt)
+            return comb(d, a, out=d) if inplace else comb(d, a)
+    elif func == "add":
+        def run():
+            a = agg(ix, u, "sum", size=n, dtype=dt)
+            return np.add(d, a, out=d) if inplace else d + a
+    elif func == "mean":            # include_self: (data + sum) / (count + 1)
+        def run():
+            s = agg(ix, u, "sum", size=n, dtype=dt)
+            c = agg(ix, 1, "len", size=n, dtype=np.int64)
+            o = d if inplace else d.copy()
+            hit = c > 0
+            o[hit] = ((o[hit] + s[hit]) / (c[hit] + 1)).astype(dt)
+            return o
+    else:
+        raise ValueError(func)
+    agg(ix, u, "sum" if func in ("add", "mean") else func, size=n)    # compiles, leaves d alone
     return run
 
 

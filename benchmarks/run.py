@@ -1,7 +1,9 @@
-"""Time scatterops against NumPy, PyTorch, ONNX Runtime and OpenVINO on the same inputs.
+"""Time scatterops against NumPy, PyTorch, ONNX Runtime, OpenVINO, JAX, a numba loop and
+numpy_groupies on the same inputs.
 
     python -m benchmarks [--quick] [--threads N] [--repeat N] [-k KEYS] [--skip PEERS]
-                         [--markdown] [--plot FILE.png] [--json FILE]
+                         [--markdown] [--plot FILE.png] [--json FILE] [--sweep-plot FILE.png]
+                         [--busy] [--callers N] [--memory] [--output-cache on|off|both]
     python benchmarks/run.py [...]
 
 What is timed (``cases.py``): the OpenVINO ScatterUpdate-3 and ScatterNDUpdate-3 examples at full
@@ -16,6 +18,14 @@ call form (arrays, a scalar, Python lists, a cast, int32 and uint8 indices, broa
 mean, ``include_self=False``, ``out=``, in place) against ``np.add.at``, in a table of their own
 (form, n, both times, their ratio, the target and whether it is reached: reported, never
 asserted).
+
+Then the performance-v2 cases (``sweep.py``, ``-k v2``): sizes swept from L1 to DRAM, histogram
+shapes, index dtypes, narrow rows, message passing, sorted indices and mean, each at 1 thread and at
+``--threads``, in a table of their own with a target and pass / short per row (``targets.py``).
+A peer whose package is missing is left out with a note (JAX, numba and numpy_groupies are
+optional, like the others).  ``--busy``, ``--callers N``, ``--memory`` and ``--output-cache`` are
+described in ``modes.py``; ``--sweep-plot FILE.png`` draws the out-size sweep (ns per update against
+output size, log-log, a line per library).
 
 How (``core.py``):
 
@@ -56,6 +66,7 @@ differs from NumPy's where NumPy defines the result exactly, else 0.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import gc
 import json
@@ -75,7 +86,7 @@ if __name__ == "__main__" and not __package__:
 
 import numpy as np
 
-from benchmarks import core, peers
+from benchmarks import core, modes, peers, targets
 from benchmarks.cases import all_cases
 
 SUBJECT = peers.SUBJECT
@@ -88,6 +99,7 @@ class Result:
     note: str = ""
     time: Optional[float] = None
     samples: List[float] = field(default_factory=list)
+    peak: Optional[int] = None      # --memory: peak resident bytes of a call above its inputs
 
 
 @dataclass
@@ -98,6 +110,8 @@ class Row:
     floor_desc: str = ""
     extras: Dict[str, float] = field(default_factory=dict)
     notes: List[str] = field(default_factory=list)
+    threads: Optional[int] = None   # the thread count every library had (None: --threads)
+    updates: int = 0                # update elements
 
     def best(self, peer: str) -> Optional[Result]:
         timed = [r for r in self.results if r.impl.peer == peer and r.time is not None]
@@ -116,6 +130,7 @@ def run_case(case: core.Case, available: List[str], repeat: int, target: float, 
     row = Row(case)
     x = case.make()
     data = x["data"]
+    row.updates = int(np.size(x["updates"]))
     impls = [im for im in case.impls if im.peer in available]
     impls.sort(key=lambda im: im.peer != SUBJECT)           # the reference first
     saved = None if case.inplace else data.copy()
@@ -237,11 +252,16 @@ def cell(row: Row, peer: str) -> str:
     best = row.best(peer)
     if best is not None:
         return (("~" if best.status == "~" else "") + fmt_time(best.time)
-                + (f" ({best.impl.threads}t)" if best.impl.threads else ""))
+                + (f" ({best.impl.threads}t)" if best.impl.threads else "")
+                + (f", +{fmt_mib(best.peak)}" if best.peak is not None else ""))
     for status in ("MISMATCH", "failed"):
         if any(r.status == status for r in mine):
             return status
     return "n/a"
+
+
+def fmt_mib(n: int) -> str:
+    return f"{n / 2**20:.0f} MiB" if n >= 2**20 else f"{n / 2**10:.0f} KiB"
 
 
 def table(rows: List[Row], columns: List[str]) -> str:
@@ -336,9 +356,11 @@ def json_report(rows: List[Row], head: str, argv: List[str], threads: int, repea
         tg = row.case.target
         cases.append({
             "key": row.case.key, "name": row.case.name, "inplace": row.case.inplace,
+            "threads": row.threads if row.threads is not None else threads,
             "scatterops": so.time if so else None,
             "impls": [{"peer": r.impl.peer, "label": r.impl.label, "status": r.status,
-                       "note": r.note, "median": r.time, "runs": list(r.samples)}
+                       "note": r.note, "median": r.time, "runs": list(r.samples),
+                       "peak_bytes": r.peak}
                       for r in row.results],
             "floor": row.floor, "extras": dict(row.extras),
             "target": None if tg is None else {"form": tg.form, "n": tg.n, "ratio": tg.ratio,
@@ -397,7 +419,7 @@ def git_version(root: str) -> str:
 
 def make_header(versions: Dict[str, str], threads: int, repeat: int, quick: bool) -> str:
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    libs = ", ".join(f"{p} {versions[p]}" for p in ("numpy", "torch", "onnxruntime", "openvino")
+    libs = ", ".join(f"{p} {versions[p]}" for p in peers.PEERS
                      if p in versions)
     so = f"scatterops {versions[SUBJECT]}" if SUBJECT in versions else "scatterops missing"
     g = git_version(root)
@@ -498,9 +520,139 @@ def plot(rows: List[Row], columns: List[str], path: str, title: str) -> None:
 
 def selected(case: core.Case, pattern: str) -> bool:
     for p in filter(None, (s.strip() for s in pattern.split(","))):
-        if p == case.key or case.key.startswith(p + "-") or (len(p) > 1 and p in case.name):
+        if p == case.key or case.key.startswith(p + "-") or (len(p) > 1 and p in case.name) \
+                or p in case.tags:
             return True
     return False
+
+
+V2_LEGEND = (
+    "Times are medians per call (~: not bit-equal to scatterops, within the peer's own "
+    "definition; +N MiB with --memory: peak resident memory of one call above its inputs). "
+    "vs best peer: best peer time / scatterops time. Targets: >= 1x the best peer; in cache "
+    "(output <= 1e6 elements) at 1 thread the serial numba loop is judged apart: scatterops within "
+    "1.5x of it in place, 1.2x out of place (the loop on a copy of data); out of cache at 2+ "
+    "threads >= 1.5x the best peer; int32 indices no slower than int64 (reported, never asserted). "
+    "numpy, numba and numpy_groupies run on one thread in every row; jax has no per-call thread "
+    "setting (XLA's CPU pool uses every CPU in every row); torch, onnxruntime, openvino and "
+    "scatterops use the row's thread count.")
+
+
+def thread_counts(case: core.Case, threads: int) -> Tuple[int, ...]:
+    """The v2 cases run at 1 thread and at ``threads``; the others at ``threads``."""
+    return (1, threads) if case.out_size is not None and threads > 1 else (threads,)
+
+
+def _cache_state(mode: str) -> str:
+    try:
+        import scatterops._core as c
+        limit = c.output_cache_info()["limit"]
+    except Exception:
+        return "scatterops' output cache: unknown"
+    state = f"on ({limit // 2**20} MiB)" if limit else "off (SCATTEROPS_OUTPUT_CACHE=0)"
+    s = f"scatterops' output cache {state} in the scatterops column"
+    if mode == "both":
+        s += f"; the column '{targets.NOCACHE}' is timed in a child process with it off"
+    return s
+
+
+def _mode_header(busy_cpu: Optional[int]) -> str:
+    return "" if busy_cpu is None else f" · --busy: a busy loop on CPU {busy_cpu}"
+
+
+def print_notes(rows: List[Row], columns: List[str], markdown: bool, out) -> None:
+    for row in rows:
+        notes = row_notes(row, columns)
+        key = row.case.key + (f" [{row.threads}t]" if row.case.out_size else "")
+        if markdown:
+            print(f"- **{key}**: " + " · ".join(notes), file=out)
+        else:
+            print(f"{key}:", file=out)
+            for n in notes:
+                print(f"    {n}", file=out)
+
+
+def cache_off_column(rows: List[Row], threads: int, repeat: int, quick: bool) -> None:
+    """--output-cache both: time scatterops on the v2 out-of-place rows again in a child process
+    with SCATTEROPS_OUTPUT_CACHE=0, as a Result of peer ``targets.NOCACHE``."""
+    want = [r for r in rows if r.case.out_size is not None and not r.case.inplace]
+    if not want:
+        return
+    import tempfile
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "off.json")
+        cmd = [sys.executable, "-m", "benchmarks", "-k", ",".join(sorted({r.case.key for r in want})),
+               "--threads", str(threads), "--repeat", str(repeat), "--skip", ",".join(peers.PEERS),
+               "--output-cache", "off", "--json", path] + (["--quick"] if quick else [])
+        subprocess.run(cmd, cwd=root, env=dict(os.environ, SCATTEROPS_OUTPUT_CACHE="0"),
+                       stdout=subprocess.DEVNULL, stderr=sys.stderr)
+        try:
+            with open(path) as f:
+                got = {(c["key"], c["threads"]): c for c in json.load(f)["cases"]}
+        except (OSError, ValueError):
+            return
+    for row in want:
+        c = got.get((row.case.key, row.threads))
+        if not c:
+            continue
+        im = next((i for i in c["impls"] if i["peer"] == SUBJECT), None)
+        if im is None or im["median"] is None:
+            continue
+        res = Result(core.Impl(targets.NOCACHE, im["label"] + " (SCATTEROPS_OUTPUT_CACHE=0)",
+                               lambda x: None), im["status"], im["note"], im["median"], im["runs"])
+        row.results.append(res)
+
+
+def measure_rows(rows: List[Row], quick: bool, log) -> None:
+    """--memory: the peak memory of every timed implementation, each in a fresh subprocess."""
+    for row in rows:
+        print(f"  memory: {row.case.key} ...", end="", flush=True, file=log)
+        for res in row.results:
+            if res.status in ("ok", "~") and res.impl in row.case.impls:
+                res.peak = modes.memory_of(row.case.key, row.case.impls.index(res.impl),
+                                           row.threads or peers.THREADS, quick)
+        print(" done", file=log)
+
+
+def run_callers(cases: List[core.Case], callers: int, threads: int, repeat: int, target: float,
+                available: List[str], head: str, markdown: bool) -> int:
+    """--callers N: per case and thread count, N calls one after another against N at once."""
+    if SUBJECT not in available:
+        print("--callers: scatterops does not import", file=sys.stderr)
+        return 1
+    body = []
+    passed = judged = 0
+    for case in cases:
+        for n in sorted({1, threads}):
+            peers.configure(n, available)
+            print(f"  callers: {case.key} [{n}t] ...", end="", flush=True, file=sys.stderr)
+            try:
+                r = modes.time_callers(case, callers, max(repeat, 3), target)
+            except Exception as exc:
+                print(f" failed: {type(exc).__name__}: {_first_line(exc)}", file=sys.stderr)
+                continue
+            print(" done", file=sys.stderr)
+            if r is None:
+                continue
+            ratio = r["at_once"] / r["sequential"]
+            ok = ratio <= 1.1
+            judged += 1
+            passed += ok
+            body.append([case.name, str(n), fmt_time(r["one"]), fmt_time(r["sequential"]),
+                         fmt_time(r["at_once"]), f"{ratio:.2f}x", "<= 1.1x " + ("pass" if ok else "SHORT")])
+    peers.configure(threads, available)
+    print(("**scatterops benchmark** — " if markdown else "") + head)
+    print()
+    print(f"{callers} Python threads each calling scatterops at once, against the same "
+          f"{callers} calls one after another (scatterops' thread count per row)")
+    print()
+    print(grid(["case", "threads", "one call", f"{callers} one after another", f"{callers} at once",
+                "at once / one after another", "target"], body))
+    print()
+    print(f"{passed} of {judged} rows reach their target (medians of the rounds; reported, never "
+          "asserted)")
+    return 0
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -526,7 +678,33 @@ def main(argv: Optional[List[str]] = None) -> int:
                     help="also write the results as JSON: per case, per implementation, the status "
                          "and the median seconds per call (and each run's); '-' for stdout, "
                          "instead of the tables")
+    ap.add_argument("--busy", action="store_true",
+                    help="keep one CPU busy (a spinning process pinned to it) for the whole run")
+    ap.add_argument("--callers", type=int, default=None, metavar="N",
+                    help="instead of the tables: N Python threads calling scatterops at once "
+                         "against the same calls one after another, per selected case")
+    ap.add_argument("--memory", action="store_true",
+                    help="also measure each implementation's peak memory above its inputs, each "
+                         "(case, implementation) in a fresh subprocess (slow: use with -k)")
+    ap.add_argument("--output-cache", choices=("on", "off", "both"), default="on",
+                    help="scatterops' output cache: on (the default: as a user gets it), off "
+                         "(SCATTEROPS_OUTPUT_CACHE=0), or both (the v2 out-of-place rows get a "
+                         "column timed in a child process with the cache off)")
+    ap.add_argument("--sweep-plot", metavar="FILE.png", default=None,
+                    help="draw the out-size sweep: ns per update against output size, one line "
+                         "per library, log-log (without -k: runs -k sweep-out)")
     args = ap.parse_args(argv)
+    if args.output_cache == "off" and os.environ.get("SCATTEROPS_OUTPUT_CACHE") != "0":
+        if "scatterops" in sys.modules:     # read at import: run again in a child that has it
+            argv_now = sys.argv[1:] if argv is None else list(argv)
+            return subprocess.call([sys.executable, "-m", "benchmarks"] + argv_now,
+                                   env=dict(os.environ, SCATTEROPS_OUTPUT_CACHE="0"),
+                                   cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        os.environ["SCATTEROPS_OUTPUT_CACHE"] = "0"
+    if args.callers is not None and args.callers < 1:
+        ap.error("--callers must be at least 1")
+    if args.sweep_plot and not args.pattern:
+        args.pattern = "sweep-out"
     repeat = args.repeat if args.repeat is not None else (3 if args.quick else 5)
     threads = args.threads if args.threads is not None else peers.nproc()
     if repeat < 1:
@@ -545,22 +723,36 @@ def main(argv: Optional[List[str]] = None) -> int:
     available = [p for p, why in status.items() if why is None]
     versions = peers.configure(threads, available)
     columns = [p for p in peers.PEERS + [SUBJECT] if p in available]
-    head = make_header(versions, threads, repeat, args.quick)
-    skipped = [f"{p} left out: {why}" for p, why in status.items() if why is not None]
-
+    busy = modes.busy_core() if args.busy else contextlib.nullcontext(None)
     log = sys.stderr
-    print(head, file=log)
-    for s in skipped:
-        print(s, file=log)
-    rows: List[Row] = []
-    t_all = time.perf_counter()
-    for case in all_cases(args.quick):
-        if args.pattern and not selected(case, args.pattern):
-            continue
-        print(f"  {case.name} ...", end="", flush=True, file=log)
-        t0 = time.perf_counter()
-        rows.append(run_case(case, available, repeat, target, budget, pause=0.02))
-        print(f" {time.perf_counter() - t0:.1f} s", file=log)
+    with busy as busy_cpu:
+        head = make_header(versions, threads, repeat, args.quick) + _mode_header(busy_cpu)
+        skipped = [f"{p} left out: {why}" for p, why in status.items() if why is not None]
+        print(head, file=log)
+        for s in skipped:
+            print(s, file=log)
+        cases = [c for c in all_cases(args.quick) if not args.pattern or selected(c, args.pattern)]
+        if args.callers is not None:
+            return run_callers(cases, args.callers, threads, repeat, target, available, head,
+                               args.markdown)
+        rows: List[Row] = []
+        t_all = time.perf_counter()
+        for case in cases:
+            for n in thread_counts(case, threads):
+                peers.configure(n, available)
+                print(f"  {case.name}{f' [{n}t]' if case.out_size else ''} ...", end="", flush=True,
+                      file=log)
+                t0 = time.perf_counter()
+                rows.append(run_case(case, available, repeat, target, budget, pause=0.02))
+                rows[-1].threads = n
+                print(f" {time.perf_counter() - t0:.1f} s", file=log)
+        peers.configure(threads, available)
+        if args.output_cache == "both":
+            cache_off_column(rows, threads, repeat, args.quick)
+            if any(r.best(targets.NOCACHE) for r in rows):
+                columns.append(targets.NOCACHE)
+        if args.memory:
+            measure_rows(rows, args.quick, log)
     load_end = _loadavg()
     print(f"  total {time.perf_counter() - t_all:.0f} s; load average now {load_end}", file=log)
     if not rows:
@@ -578,7 +770,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             print(f"JSON written to {args.json}", file=log)
     out = open(os.devnull, "w") if args.json == "-" else sys.stdout
     small = [r for r in rows if r.case.target is not None]
-    rows_all, rows = rows, [r for r in rows if r.case.target is None]
+    v2 = [r for r in rows if r.case.out_size is not None]
+    rows_all, rows = rows, [r for r in rows if r.case.target is None and r.case.out_size is None]
     if args.markdown:
         print(f"**scatterops benchmark** — {head}", file=out)
         print(file=out)
@@ -589,7 +782,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if not args.markdown or skipped:
         print(file=out)
     if rows:
-        print(table(rows, columns), file=out)
+        print(table(rows, [c for c in columns if c != targets.NOCACHE]), file=out)
         print(file=out)
         print("Times are medians per call, out of place (the copy of data included) unless the case "
               "says in place. ~: the result is not bit-equal to scatterops' but within the peer's "
@@ -597,14 +790,20 @@ def main(argv: Optional[List[str]] = None) -> int:
               "best peer time / scatterops time. x floor: scatterops time / the bandwidth floor "
               "(NumPy, same run).", file=out)
         print(file=out)
-    for row in rows:
-        notes = row_notes(row, columns)
-        if args.markdown:
-            print(f"- **{row.case.key}**: " + " · ".join(notes), file=out)
-        else:
-            print(f"{row.case.key}:", file=out)
-            for n in notes:
-                print(f"    {n}", file=out)
+    print_notes(rows, columns, args.markdown, out)
+    if v2:
+        if rows:
+            print(file=out)
+        text, passed, judged = targets.v2_table(v2, columns, cell, grid)
+        print(("**Performance v2**" if args.markdown else "Performance v2") + " (-k v2): every "
+              "case at 1 thread and at --threads, every library at that thread count where it has "
+              "a setting; " + _cache_state(args.output_cache), file=out)
+        print(file=out)
+        print(text, file=out)
+        print(file=out)
+        print(f"{passed} of {judged} rows reach their target. " + V2_LEGEND, file=out)
+        print(file=out)
+        print_notes(v2, columns, args.markdown, out)
     if small:
         if rows:
             print(file=out)
@@ -631,6 +830,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.plot and rows:
         plot(rows, columns, args.plot, head)
         print(f"plot written to {args.plot}", file=log)
+    if args.sweep_plot:
+        if targets.sweep_plot(v2, columns, args.sweep_plot, head):
+            print(f"sweep plot written to {args.sweep_plot}", file=log)
+        else:
+            print("--sweep-plot: no sweep-out case was run", file=log)
 
     bad = False
     for row in rows_all:

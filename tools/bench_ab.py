@@ -35,7 +35,8 @@ import tempfile
 from typing import Dict, List
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # this repository
-PEERS = ("numpy", "torch", "onnxruntime", "openvino")                 # as benchmarks/peers.py
+PEERS = ("numpy", "torch", "onnxruntime", "openvino", "jax", "numba",  # as benchmarks/peers.py
+         "numpy_groupies")
 SLOWER = 1.05
 
 # Run this repository's benchmarks with the checkout's scatterops: import scatterops first (from
@@ -83,7 +84,10 @@ def run_once(checkout: str, bench_args: List[str], harness: str) -> Dict[str, di
         so_file = os.path.realpath(report.get("scatterops_file") or "")
         if not so_file.startswith(os.path.join(os.path.realpath(checkout), "")):
             raise SystemExit(f"bench_ab: the run in {checkout} imported scatterops from {so_file}")
-        return {c["key"]: {"name": c["name"], "time": c["scatterops"]} for c in report["cases"]}
+        # a performance-v2 case has a row per thread count: those keys get the count
+        seen = [c["key"] for c in report["cases"]]
+        return {(c["key"] if seen.count(c["key"]) == 1 else f"{c['key']} [{c.get('threads')}t]"):
+                {"name": c["name"], "time": c["scatterops"]} for c in report["cases"]}
     finally:
         os.unlink(path)
 
