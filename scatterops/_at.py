@@ -34,6 +34,7 @@ import operator
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from . import _core
 from ._api import scatter_nd, scatter_update
 
 __all__ = ["at"]
@@ -287,28 +288,40 @@ def _flat_targets(view, arrays, axes):
     if a stride is not a multiple of the item size, or an index is out of range
     (NumPy then raises)."""
     item = view.itemsize
-    strides = [view.strides[j] for j in axes]
-    if any(s % item for s in strides):
-        return None
-    offsets = None
-    for x, j, s in zip(arrays, axes, strides):
-        n = view.shape[j]
+    comps = []          # (index array as intp, axis size, element step >= 0, reversed)
+    for x, j in zip(arrays, axes):
+        n, s = view.shape[j], view.strides[j]
+        if s % item:
+            return None
         x = x.astype(np.intp, copy=False)      # as NumPy casts an index array (unsafe)
         lo, hi = int(x.min()), int(x.max())
         if lo < -n or hi >= n:
             return None
-        if lo < 0:
+        comps.append((x, n, abs(s) // item, s < 0, lo < 0))
+    # the first term is made in a fresh buffer of the broadcast shape (from the C core's
+    # cache of freed blocks: no page faults on repeated calls); a term with step 1 needs
+    # no temporary, so those come last
+    comps.sort(key=lambda c: c[2] == 1 and not c[3] and not c[4])
+    shape = np.broadcast_shapes(*(c[0].shape for c in comps))
+    offsets = _core.copy(np.broadcast_to(comps[0][0], shape))
+    for i, (x, n, step, rev, neg) in enumerate(comps):
+        if i == 0:                     # in place, in offsets
+            if neg:
+                np.add(offsets, n, out=offsets, where=offsets < 0)
+            if rev:                    # that axis is walked reversed below
+                np.subtract(n - 1, offsets, out=offsets)
+            if step != 1:
+                np.multiply(offsets, step, out=offsets)
+            continue
+        if neg:
             x = np.where(x < 0, x + n, x)
-        step = s // item
-        if step < 0:
-            x = (n - 1) - x        # that axis is walked reversed below
-            step = -step
-        term = x * step if step != 1 else x
-        offsets = term if offsets is None else offsets + term
+        if rev:
+            x = (n - 1) - x
+        np.add(offsets, x * step if step != 1 else x, out=offsets)
     # reverse the axes with a negative stride, so that the view starts at its lowest element
     lowest = view[tuple(slice(None, None, -1) if view.strides[j] < 0 else slice(None)
                         for j in range(view.ndim))]
-    span = 1 + sum((view.shape[j] - 1) * abs(s) // item for j, s in zip(axes, strides))
+    span = 1 + sum((n - 1) * step for _, n, step, _, _ in comps)
     return as_strided(lowest, shape=(span,), strides=(item,)), offsets
 
 
