@@ -94,7 +94,8 @@ def at(ufunc, a, indices, b=None):
         written (NumPy also checks every index before its first write).
     ValueError
         ``b`` does not broadcast to ``a[indices]``, ``b`` missing for a
-        binary ufunc or given for a unary one, read-only ``a``.
+        binary ufunc or given for a unary one, read-only ``a`` (which
+        NumPy's ``ufunc.at`` writes into all the same).
     TypeError
         ``a`` is not an ndarray, or the ufunc has no loop for the dtypes or
         its result cannot be cast back to ``a.dtype``.
@@ -120,6 +121,9 @@ def at(ufunc, a, indices, b=None):
     array([[0. , 0. , 7. , 1.5],
            [3. , 0. , 5. , 0. ]])
     """
+    if isinstance(a, np.ndarray) and not a.flags.writeable:
+        # NumPy's ufunc.at (2.4) writes into it all the same
+        raise ValueError("at: a is read-only; it must be a writeable ndarray")
     call = _plan(ufunc, a, indices, b)
     if call is None:
         _numpy_at(ufunc, a, indices, b)
@@ -128,10 +132,10 @@ def at(ufunc, a, indices, b=None):
     try:
         func(*args, **kwargs)
     except IndexError:
-        # an index out of range: the C core checks every index before its first write,
-        # and NumPy does too, so it raises its own error on the untouched a
+        # an index the C core finds out of range (it has written nothing): NumPy raises
+        # its own IndexError before its first write -- or, for a uint64 index past
+        # intp's range, which NumPy's indexing wraps, does the call
         _numpy_at(ufunc, a, indices, b)
-        raise
     return None
 
 
@@ -158,7 +162,7 @@ def _plan(ufunc, a, indices, b):
         return None
     dt = a.dtype
     if not (dt.isnative and dt.char in _C_LOOP_CHARS and a.ndim >= 1
-            and a.flags.writeable and a.flags.aligned and _elements_apart(a)):
+            and a.flags.aligned and _elements_apart(a)):
         return None
     b_arr = np.asarray(b)
     try:
