@@ -166,13 +166,17 @@ def test_b_overlapping_a_is_read_as_before_the_call():
 
 
 def test_a_whose_elements_share_memory():
-    base = np.arange(4.0)
-    a = np.lib.stride_tricks.as_strided(base, shape=(3, 4), strides=(8, 8))   # overlapping rows
-    expected_base = base.copy()
-    np.add.at(np.lib.stride_tricks.as_strided(expected_base, shape=(3, 4), strides=(8, 8)),
-              (np.array([0, 1, 2]), np.array([1, 1, 0])), 1.5)
-    scatterops.at(np.add, a, (np.array([0, 1, 2]), np.array([1, 1, 0])), 1.5)
-    S.assert_identical(base, expected_base, where="a's memory")
+    # a[i, j] is base[i + j]: base[1] is a[1, 0] and a[0, 1].  NumPy walks the index
+    # array's positions outermost, so base[1] gets 2**53 and then -2**53 (1 is lost in
+    # the first rounding); the other order would leave 1
+    def overlapped(base):
+        return np.lib.stride_tricks.as_strided(base, shape=(2, 4), strides=(8, 8))
+    b = np.array([[0.0, -2.0 ** 53], [2.0 ** 53, 0.0]])
+    expected = np.ones(5)
+    np.add.at(overlapped(expected), (slice(None), np.array([0, 1])), b)
+    base = np.ones(5)
+    scatterops.at(np.add, overlapped(base), (slice(None), np.array([0, 1])), b)
+    S.assert_identical(base, expected, where="a's memory")
 
 
 def test_uint64_index_values_past_intp_wrap_as_numpy_indexes():

@@ -7,6 +7,7 @@ import pytest
 
 import scatterops
 import scatterops._api
+import scatterops._at
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -14,6 +15,8 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 def test_docstring_examples():
     result = doctest.testmod(scatterops._api, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 6 and result.failed == 0
+    result = doctest.testmod(scatterops._at, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 4 and result.failed == 0
 
 
 def _readme_sessions() -> str:
