@@ -50,6 +50,9 @@ _C_LOOP_CHARS = frozenset("?bBhHiIlLqQefdFD")
 # ufunc.at converts b with numpy.asarray; these are taken as it takes them
 _PLAIN_B = (int, float, complex, bool, list, tuple, np.ndarray)
 _NO_INDEX = np.empty(0, dtype=np.intp)   # scatter_nd with k = 0: the whole array
+# a 1-d a and one index array with fewer values than this: NumPy's own ufunc.at (its
+# loop for that form is as fast as the C core's, with less to set up)
+_SMALL_1D = 1024
 
 
 def at(ufunc, a, indices, b=None):
@@ -131,10 +134,10 @@ def at(ufunc, a, indices, b=None):
     func, args, kwargs = call
     try:
         func(*args, **kwargs)
-    except IndexError:
-        # an index the C core finds out of range (it has written nothing): NumPy raises
-        # its own IndexError before its first write -- or, for a uint64 index past
-        # intp's range, which NumPy's indexing wraps, does the call
+    except (IndexError, ValueError):
+        # an index out of range, or a b that does not broadcast: the C core has written
+        # nothing, and NumPy raises its own error before its first write -- or, for a
+        # uint64 index past intp's range, which NumPy's indexing wraps, does the call
         _numpy_at(ufunc, a, indices, b)
     return None
 
@@ -161,6 +164,8 @@ def _plan(ufunc, a, indices, b):
     if isinstance(b, np.ndarray) and type(b) is not np.ndarray:
         return None
     dt = a.dtype
+    if a.ndim == 1 and type(indices) is np.ndarray and indices.size < _SMALL_1D:
+        return None        # NumPy's own 1-d loop: as fast, and less to set up
     if not (dt.isnative and dt.char in _C_LOOP_CHARS and a.ndim >= 1
             and a.flags.aligned and _elements_apart(a)):
         return None
@@ -185,13 +190,12 @@ def _plan(ufunc, a, indices, b):
         return None
     if b_arr.ndim > len(index.shape):
         return None
+    if b_arr.dtype != dt:
+        b_arr = b_arr.astype(dt)       # exact, or wrap-around for the integer _MODULAR case
     try:
-        b_full = np.broadcast_to(b_arr, index.shape)
-    except ValueError:
+        updates = index.arrange(b_arr)
+    except ValueError:                 # b does not broadcast: NumPy's error
         return None
-    updates = index.arrange(b_full)
-    if updates.dtype != dt:
-        updates = updates.astype(dt)   # exact, or wrap-around for the integer _MODULAR case
     return index.call(updates, reduction)
 
 
@@ -258,12 +262,14 @@ class _Index:
         else:
             self.space = blabels + rest
 
-    def arrange(self, b_full):
-        """b broadcast to a[indices]'s shape, its axes in the order of the update space."""
+    def arrange(self, b):
+        """b as the call's updates: broadcast to a[indices]'s shape with its axes in the
+        order of the update space (as it is when the two orders agree: the C core
+        broadcasts it)."""
+        if self.labels == self.space or b.ndim == 0:
+            return b
         perm = [self.labels.index(lab) for lab in self.space]
-        if perm != list(range(len(perm))):
-            b_full = b_full.transpose(perm)
-        return b_full
+        return np.broadcast_to(b, self.shape).transpose(perm)
 
     def call(self, updates, reduction):
         """The C-core call, in place on a view of a."""
@@ -276,7 +282,7 @@ class _Index:
         if len(arrays) == 1:
             return scatter_update, (view, arrays[0], updates), dict(kw, axis=axes[0], out=view)
         if len(arrays) == view.ndim:
-            flat = _flat_targets(view, arrays, axes)
+            flat = _flat_targets(view, arrays, axes, self.bshape)
             if flat is not None:
                 memory, offsets = flat
                 return scatter_update, (memory, offsets, updates), dict(kw, out=memory)
@@ -286,7 +292,7 @@ class _Index:
         return scatter_nd, (moved, tuples, updates), dict(kw, out=moved)
 
 
-def _flat_targets(view, arrays, axes):
+def _flat_targets(view, arrays, axes, shape):
     """(memory, offsets): a writeable 1-d view over view's elements and the element
     offset in it of every indexed element (the broadcast shape of the arrays); None
     if a stride is not a multiple of the item size, or an index is out of range
@@ -306,8 +312,8 @@ def _flat_targets(view, arrays, axes):
     # cache of freed blocks: no page faults on repeated calls); a term with step 1 needs
     # no temporary, so those come last
     comps.sort(key=lambda c: c[2] == 1 and not c[3] and not c[4])
-    shape = np.broadcast_shapes(*(c[0].shape for c in comps))
-    offsets = _core.copy(np.broadcast_to(comps[0][0], shape))
+    first = comps[0][0]
+    offsets = _core.copy(first if first.shape == shape else np.broadcast_to(first, shape))
     for i, (x, n, step, rev, neg) in enumerate(comps):
         if i == 0:                     # in place, in offsets
             if neg:
@@ -418,6 +424,7 @@ def _read_index(a, indices):
     if Ellipsis not in basic:
         basic.append(Ellipsis)        # a view even when every axis gets an int
     view = a[tuple(basic)]
-    bshape = np.broadcast_shapes(*(x.shape for x in arrays)) if arrays else ()
+    bshape = (arrays[0].shape if len(arrays) == 1 else
+              np.broadcast(*arrays).shape if arrays else ())
     consecutive = not advanced_at or advanced_at[-1] - advanced_at[0] == len(advanced_at) - 1
     return _Index(view, arrays, axes, bshape, consecutive)
