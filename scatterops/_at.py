@@ -169,11 +169,11 @@ def _plan(ufunc, a, indices, b):
     if not (dt.isnative and dt.char in _C_LOOP_CHARS and a.ndim >= 1
             and a.flags.aligned and _elements_apart(a)):
         return None
-    b_arr = np.asarray(b)
     try:
+        b_arr = np.asarray(b)
         # the ufunc's loop: the types promoted as ufunc.at promotes them (b as an array)
         loop = np.result_type(a, b_arr)
-    except TypeError:
+    except (TypeError, ValueError):    # a ragged list, say: NumPy's error
         return None
     if loop != dt and not (reduction in _MODULAR and dt.kind in "iu" and loop.kind in "iu"):
         return None

@@ -233,6 +233,7 @@ def test_bad_index_leaves_a_untouched(index):
     lambda a: (np.add, a.tolist(), [0], 1.0),         # not an array
     lambda a: (np.subtract, a > 0, [0], True),        # boolean subtract
     lambda a: (np.divmod, a, [0], 1.0),               # two outputs
+    lambda a: (np.add, a, [0, 1], [[1.0], [2.0, 3.0]]),  # a ragged b
 ])
 def test_other_errors_are_numpys(call):
     a = np.arange(3.0)
