@@ -253,7 +253,6 @@ class _Index:
         for n in self.shape:
             self.size *= n
         self.bshape = bshape
-        self.rest = rest
         # the call's update index space, in the order of its axes
         if len(arrays) == 1:
             first = axes[0]
