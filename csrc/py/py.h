@@ -141,6 +141,9 @@ PyObject *so_output_cache_info(PyObject *self, PyObject *noargs);
 /* _core.copy(a): a C-ordered copy of the ndarray a, large ones in cached memory */
 PyObject *so_output_cache_copy(PyObject *arg, int nthreads);
 
+/* at_offsets.c: _core.at_offsets(arrays, sizes, steps, shape), for scatterops.at */
+PyObject *so_py_at_offsets(PyObject *self, PyObject *args);
+
 /* convert.c: the byte range of an array's elements overlaps the other's
  * (NumPy's may_share_memory) */
 int so_may_overlap(PyArrayObject *a, PyArrayObject *b);
