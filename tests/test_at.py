@@ -154,6 +154,15 @@ def test_separated_advanced_indices_put_their_dimensions_first():
     _both(np.add, a, (0, slice(None), np.array([3, 1, 1])), np.arange(9.0).reshape(3, 3))
 
 
+def test_tuple_of_arrays_on_reversed_and_strided_axes():
+    # the flat offsets count from the lowest element of the view
+    rng = np.random.default_rng(3)
+    rows, cols = rng.integers(-4, 4, 30), rng.integers(-3, 3, 30)
+    for a in (np.zeros((4, 6))[::-1, ::-2], np.zeros((8, 8)).T[::2, ::-2].T, np.zeros((4, 3), "c8")):
+        _both(np.add, a, (rows, cols), rng.random(30))
+        _both(np.maximum, a, (rows[:, None], cols[None, :5]), 0.5)
+
+
 def test_unary_ufuncs():
     _both(np.negative, np.arange(6.0).reshape(2, 3), (slice(None), [0, 0, 2]))
     _both(np.invert, np.arange(6, dtype=np.uint8), [1, 1, 5])
