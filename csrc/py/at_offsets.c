@@ -17,7 +17,51 @@
 /* the largest number of index arrays (one operand is the result) */
 #define SO_AT_MAX_ARRAYS (NPY_MAXARGS - 1)
 
-/* Fills out from the iterator; returns 0, or -1 at the first value out of range. */
+/* One inner run of n tuples: out = base + sum_j wrap(in_j) * step_j, component by
+ * component (a contiguous run is a plain loop the compiler vectorises); returns
+ * nonzero if a value is out of range. */
+static int
+fill_run(char **data, const npy_intp *strides, npy_intp n, int k, const npy_intp *size,
+         const npy_intp *step, npy_intp base)
+{
+    const npy_intp os = strides[k];
+    npy_uintp bad = 0;
+    npy_intp i;
+    int j;
+    for (j = 0; j < k; j++) {
+        const npy_intp s = size[j], st = step[j], is = strides[j];
+        const npy_uintp lim = 2 * (npy_uintp)s;
+        const npy_intp add = j == 0 ? base : 0;
+        const char *in = data[j];
+        char *out = data[k];
+        if (is == (npy_intp)sizeof(npy_intp) && os == (npy_intp)sizeof(npy_intp)) {
+            const npy_intp *restrict vin = (const npy_intp *)in;
+            npy_intp *restrict vout = (npy_intp *)out;
+            for (i = 0; i < n; i++) {
+                npy_intp v = vin[i];
+                /* -s <= v < s, in unsigned arithmetic (no overflow) */
+                bad |= (npy_uintp)v + (npy_uintp)s >= lim;
+                v += v < 0 ? s : 0;
+                vout[i] = (j == 0 ? add : vout[i]) + v * st;
+            }
+        }
+        else {
+            for (i = 0; i < n; i++) {
+                npy_intp v, o;
+                memcpy(&v, in + i * is, sizeof v);
+                bad |= (npy_uintp)v + (npy_uintp)s >= lim;
+                v += v < 0 ? s : 0;
+                if (j == 0) o = add;
+                else memcpy(&o, out + i * os, sizeof o);
+                o += v * st;
+                memcpy(out + i * os, &o, sizeof o);
+            }
+        }
+    }
+    return bad != 0;
+}
+
+/* Fills out from the iterator; returns 0, or -1 if a value is out of range. */
 static int
 fill_offsets(NpyIter *it, int k, const npy_intp *size, const npy_intp *step, npy_intp base)
 {
@@ -27,20 +71,7 @@ fill_offsets(NpyIter *it, int k, const npy_intp *size, const npy_intp *step, npy
     npy_intp *count = NpyIter_GetInnerLoopSizePtr(it);
     if (next == NULL) return -1;
     do {
-        npy_intp i, n = *count;
-        for (i = 0; i < n; i++) {
-            npy_intp off = base;
-            int j;
-            for (j = 0; j < k; j++) {
-                npy_intp v;
-                memcpy(&v, data[j] + i * strides[j], sizeof v);
-                /* -size <= v < size, in unsigned arithmetic (no overflow) */
-                if ((npy_uintp)v + (npy_uintp)size[j] >= 2 * (npy_uintp)size[j]) return -1;
-                if (v < 0) v += size[j];
-                off += v * step[j];
-            }
-            memcpy(data[k] + i * strides[k], &off, sizeof off);
-        }
+        if (fill_run(data, strides, *count, k, size, step, base)) return -1;
     } while (next(it));
     return 0;
 }
