@@ -37,3 +37,215 @@ def out_of_range_cases(position=None, funcs=FUNCS, reductions=("none",), defined
 def snapshot(a):
     """A copy to compare against later with assert_identical(..., objects="is")."""
     return None if a is None else np.array(a, copy=True)
+
+
+# --------------------------------------------------------------------------------------
+# scatterops.at: ufunc.at's index forms
+# --------------------------------------------------------------------------------------
+
+#: the ufuncs scatterops.at runs in C, and some it hands to NumPy's ufunc.at
+AT_FAST_UFUNCS = (np.add, np.subtract, np.multiply, np.maximum, np.minimum)
+AT_OTHER_UFUNCS = (np.fmax, np.fmin, np.bitwise_or, np.logical_and, np.negative, np.invert)
+#: arithmetic dtypes: the C loops (native), their byte-swapped forms and longdouble (NumPy's);
+#: the native ones three times over, so that most draws can run in C
+AT_DTYPES = ([d for d in BOOL_DTYPES + INT_DTYPES + FLOAT_DTYPES + COMPLEX_DTYPES
+              if d.isnative and d.char in "?bBhHiIlLqQefdFD"] * 3
+             + BOOL_DTYPES + INT_DTYPES + FLOAT_DTYPES + COMPLEX_DTYPES)
+
+
+@dataclass
+class AtCase:
+    """One ``ufunc.at(a, index, b)`` call; b is None for a unary ufunc."""
+    ufunc: Any
+    a: Recipe
+    index: Any
+    b: Any
+
+    def __repr__(self):
+        return (f"AtCase({self.ufunc.__name__}, a={self.a.values!r} {self.a.layout!r}, "
+                f"index={self.index!r}, b={self.b!r})")
+
+
+@st.composite
+def _at_axis_values(draw, size, shape, bad):
+    """An integer index array of shape for an axis of size (negatives too); with bad,
+    sometimes one value out of range."""
+    dtype = draw(index_dtypes())
+    lo = -size if dtype.kind == "i" else 0
+    n = math.prod(shape)
+    vals = [draw(st.integers(lo, size - 1)) for _ in range(n)] if size else [0] * n
+    if bad and n and draw(st.integers(0, 9)) == 7:   # not 0: hypothesis favours it
+        vals[draw(st.integers(0, n - 1))] = draw(st.sampled_from([size, size + 3, -size - 1]))
+    arr = np.array(vals, dtype=np.int64)
+    if dtype.kind == "u":
+        arr = np.abs(arr)
+    info = np.iinfo(dtype)
+    if arr.size and (arr.min() < info.min or arr.max() > info.max):
+        dtype = np.dtype(np.intp)
+    arr = arr.astype(dtype).reshape(shape)
+    return arr.tolist() if draw(st.integers(0, 4)) == 3 and arr.ndim and dtype.kind == "i" else arr
+
+
+def _small_shapes(max_dims):
+    return st.lists(st.integers(0, 4), min_size=0, max_size=max_dims).map(tuple)
+
+
+@st.composite
+def at_int_array_index(draw, shape, bad=True):
+    """a[idx]: one integer array (any shape, a list now and then) on axis 0."""
+    ishape = draw(st.lists(st.integers(1, 5), min_size=1, max_size=2).map(tuple))
+    return draw(_at_axis_values(shape[0], ishape, bad))
+
+
+@st.composite
+def _broadcastable_shapes(draw, k):
+    """k index shapes broadcasting together (some axes 1, some leading axes dropped)."""
+    full = draw(st.lists(st.integers(1, 4), min_size=1, max_size=2).map(tuple))
+    out = []
+    for _ in range(k):
+        s = tuple(1 if draw(st.booleans()) and draw(st.booleans()) else n for n in full)
+        out.append(s[draw(st.integers(0, len(s) - 1)):] if draw(st.integers(0, 3)) == 0 else s)
+    return out
+
+
+@st.composite
+def at_array_tuple_index(draw, shape, bad=True):
+    """a[i, j, ...]: a tuple of 2 .. ndim integer arrays (broadcast together) on the
+    leading axes."""
+    k = draw(st.integers(2, len(shape)))
+    return tuple(draw(_at_axis_values(shape[d], s, bad))
+                 for d, s in enumerate(draw(_broadcastable_shapes(k))))
+
+
+def _slices(size):
+    return st.builds(slice, st.one_of(st.none(), st.integers(-size - 1, size + 1)),
+                     st.one_of(st.none(), st.integers(-size - 1, size + 1)),
+                     st.one_of(st.none(), st.sampled_from([1, 2, -1, -2])))
+
+
+def _is_full(entry):
+    return isinstance(entry, slice) and entry == slice(None)
+
+
+@st.composite
+def at_mixed_index(draw, shape, bad=True):
+    """A tuple mixing slices, ints, None, one Ellipsis and at least one integer array, so
+    advanced indices are consecutive or separated (NumPy's two placements)."""
+    kinds = [draw(st.sampled_from(["slice", "array", "int", "full"])) for _ in shape]
+    if "array" not in kinds:
+        kinds[draw(st.integers(0, len(shape) - 1))] = "array"
+    arrays = [d for d, kd in enumerate(kinds) if kd == "array"]
+    bshapes = iter(draw(_broadcastable_shapes(len(arrays))))
+    entries = []
+    for d, kd in enumerate(kinds):
+        if kd == "slice":
+            entries.append(draw(_slices(shape[d])))
+        elif kd == "full":
+            entries.append(slice(None))
+        elif kd == "int":
+            entries.append(draw(st.integers(-shape[d], shape[d] - 1)) if shape[d] else 0)
+        else:
+            entries.append(draw(_at_axis_values(shape[d], next(bshapes), bad)))
+    # drop trailing full slices, or swap a run of them for an Ellipsis; put in a None or two
+    if draw(st.booleans()):
+        start = draw(st.integers(0, len(entries)))
+        stop = start
+        while stop < len(entries) and _is_full(entries[stop]):
+            stop += 1
+        entries[start:stop] = [Ellipsis]
+    else:
+        while entries and _is_full(entries[-1]) and draw(st.booleans()):
+            entries.pop()
+    for _ in range(draw(st.integers(0, 2))):
+        entries.insert(draw(st.integers(0, len(entries))), None)
+    return tuple(entries)
+
+
+@st.composite
+def at_basic_index(draw, shape, bad=True):
+    """Ints, slices, None and Ellipsis only (no element twice); a lone int or slice now
+    and then rather than a tuple."""
+    entries = []
+    for d in range(draw(st.integers(0, len(shape)))):
+        if draw(st.booleans()):
+            n = shape[d]
+            hi = n + (2 if bad else 0)
+            entries.append(draw(st.integers(-n, hi - 1)) if hi > -n else 0)
+        else:
+            entries.append(draw(_slices(shape[d])))
+    if draw(st.booleans()):
+        entries.insert(draw(st.integers(0, len(entries))), Ellipsis)
+    if draw(st.booleans()):
+        entries.insert(draw(st.integers(0, len(entries))), None)
+    if len(entries) == 1 and draw(st.booleans()):
+        return entries[0]
+    return tuple(entries)
+
+
+@st.composite
+def at_bool_index(draw, shape, bad=True):
+    """A boolean mask over some axes (after some full slices), alone or beside an integer
+    array; with bad, now and then a mask of the wrong shape."""
+    lead = draw(st.integers(0, len(shape) - 1))
+    m = draw(st.integers(1, len(shape) - lead))
+    mshape = list(shape[lead:lead + m])
+    if bad and draw(st.integers(0, 19)) == 13:
+        mshape[0] += 1
+    mask = np.array([draw(st.booleans()) for _ in range(math.prod(mshape))], bool).reshape(mshape)
+    entries = [slice(None)] * lead + [mask.tolist() if draw(st.integers(0, 4)) == 3 else mask]
+    rest = len(shape) - lead - m
+    if rest and draw(st.booleans()):
+        entries.append(draw(_at_axis_values(shape[lead + m], (1,), bad)))
+    return entries[0] if len(entries) == 1 and draw(st.booleans()) else tuple(entries)
+
+
+AT_INDEX_FORMS = {"int_array": at_int_array_index, "array_tuple": at_array_tuple_index,
+                  "mixed": at_mixed_index, "basic": at_basic_index, "bool": at_bool_index}
+
+
+def _at_result_shape(shape, index):
+    """The shape of a[index] for a of shape (None if NumPy refuses the index)."""
+    try:
+        return np.broadcast_to(np.zeros((), np.uint8), shape)[index].shape
+    except (IndexError, ValueError, TypeError):
+        return None
+
+
+@st.composite
+def _at_b(draw, dtype, rshape):
+    """ufunc.at's b: a Python scalar, or an array of a[index]'s shape or one that
+    broadcasts to it (of a's dtype or another), now and then one that does not."""
+    kind = draw(st.sampled_from(["scalar", "full", "full", "broadcast", "broadcast",
+                                 "other_dtype", "scalar", "other_dtype", "full", "wrong"]))
+    if kind == "scalar" or rshape is None:
+        return draw(st.sampled_from([True, 2, -3, 1.5, 1j] if dtype.kind == "c" else
+                                    [True, 2, -3, 1.5] if dtype.kind == "f" else [True, 1, 3, -1]))
+    if kind == "wrong":
+        # a last axis that does not broadcast (not more axes than a[index]: NumPy reads
+        # such a b past its shape and raises errors that change from call to call)
+        return np.ones(tuple(rshape[:-1]) + (rshape[-1] + 2,), dtype) if rshape else 1
+    bshape = list(rshape)
+    if kind == "broadcast":
+        bshape = [1 if draw(st.booleans()) else n for n in bshape]
+        bshape = bshape[draw(st.integers(0, len(bshape))):]
+    values = draw(array_values(dtype.newbyteorder("="), tuple(bshape)))
+    if kind == "other_dtype":
+        other = draw(st.sampled_from([np.int16, np.float32, np.float64, np.uint8, np.bool_]))
+        with np.errstate(all="ignore"):
+            values = values.astype(other) if values.dtype.kind != "c" else values.real.astype(other)
+    return values
+
+
+@st.composite
+def at_cases(draw, form, bad=True, ufuncs=AT_FAST_UFUNCS * 2 + AT_OTHER_UFUNCS, dtypes=AT_DTYPES):
+    """One ufunc.at call with an index of the given form (a key of AT_INDEX_FORMS)."""
+    dtype = draw(st.sampled_from(list(dtypes)))
+    shape = draw(st.lists(st.integers(1 if form != "basic" else 0, 4), min_size=1,
+                          max_size=3).map(tuple))
+    if form == "array_tuple" and len(shape) < 2:
+        shape = shape + (3,)
+    a = draw(recipes(dtype, shape))
+    index = draw(AT_INDEX_FORMS[form](shape, bad))
+    ufunc = draw(st.sampled_from(list(ufuncs)))
+    b = None if ufunc.nin == 1 else draw(_at_b(np.dtype(dtype), _at_result_shape(shape, index)))
+    return AtCase(ufunc, a, index, b)

@@ -12,6 +12,7 @@ import pytest
 
 import scatterops
 import scatterops._api
+import scatterops._at
 import scatterops._threads
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,7 +38,7 @@ def thread_count():
     scatterops.set_num_threads(before)
 
 
-@pytest.mark.parametrize("module", [scatterops._api, scatterops._threads])
+@pytest.mark.parametrize("module", [scatterops._api, scatterops._threads, scatterops._at])
 def test_docstring_examples(module, thread_count):
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 3 and result.failed == 0

@@ -22,6 +22,8 @@ GOOD = textwrap.dedent("""
     new = so.scatter_nd(data, [[1]], np.ones(4), reduction="add")
     el = so.scatter_elements(data, np.zeros((1, 4), np.int64), 2.0, axis=0, reduction="max",
                              include_self=False)
+    so.at(np.add, data, (np.array([0, 0]), [1, 3]), 2.0)
+    so.at(np.negative, data, 1)
     so.set_num_threads(2)
     n: int = so.get_num_threads()
     with so.threads(1) as block:

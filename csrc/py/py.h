@@ -225,6 +225,8 @@ so_check_indices(const so_args *a, int nthreads)
 /* interrupt.c: PyArray_CopyInto, a large one in slabs with the signals
  * checked between them */
 int so_copy_into(PyArrayObject *dst, PyArrayObject *src);
+/* at_offsets.c: _core.at_offsets(arrays, sizes, steps, shape), for scatterops.at */
+PyObject *so_py_at_offsets(PyObject *self, PyObject *args);
 
 /* convert.c: the byte range of an array's elements overlaps the other's
  * (NumPy's may_share_memory) */

@@ -1,0 +1,278 @@
+"""scatterops.at against NumPy's own ufunc.at: the same bits in a, the same exception
+classes, and a untouched after an error.
+
+One hypothesis property per index form (tests/strategies.py: AT_INDEX_FORMS), each over
+the arithmetic dtypes (native, byte-swapped, longdouble), layouts of a (C, Fortran,
+transposed, strided with negative steps, unaligned), duplicate and negative indices, b
+as a scalar, a full or broadcast array, of a's dtype or another, and ufuncs scatterops
+runs in C beside some it hands to NumPy.  ``HYPOTHESIS_PROFILE=deep`` runs each with
+1000 examples.
+"""
+import numpy as np
+import pytest
+from hypothesis import given
+
+import scatterops
+from scatterops import _at
+
+import strategies as S
+
+
+def _call(fn, case, a):
+    args = (a, case.index) if case.b is None else (a, case.index, case.b)
+    try:
+        with np.errstate(all="ignore"):
+            fn(*args)
+    except Exception as exc:      # compared by class below
+        return exc
+    return None
+
+
+def check_at(case: S.AtCase):
+    mine, theirs = case.a.make(), case.a.make()
+    before = S.snapshot(mine)
+    err_theirs = _call(case.ufunc.at, case, theirs)
+    err_mine = _call(lambda *args: scatterops.at(case.ufunc, *args), case, mine)
+    if err_theirs is not None:
+        assert type(err_mine) is type(err_theirs), f"{err_mine!r} raised where NumPy raised {err_theirs!r}"
+        S.assert_identical(mine, before, objects="eq", where="a after the error")
+        return
+    assert err_mine is None, f"{err_mine!r} raised where NumPy did not"
+    S.assert_identical(mine, theirs, objects="eq", nans="any", where="a")
+
+
+@given(case=S.at_cases("int_array"))
+def test_int_array_index(case):
+    check_at(case)
+
+
+@given(case=S.at_cases("array_tuple"))
+def test_tuple_of_int_arrays(case):
+    check_at(case)
+
+
+@given(case=S.at_cases("mixed"))
+def test_slices_ints_none_ellipsis_and_arrays(case):
+    check_at(case)
+
+
+@given(case=S.at_cases("basic"))
+def test_basic_index(case):
+    check_at(case)
+
+
+@given(case=S.at_cases("bool"))
+def test_boolean_index(case):
+    check_at(case)
+
+
+# ---- the C path is the one taken ---------------------------------------------------------
+
+FAST_DTYPES = ["?", "i1", "u1", "i4", "u8", "i8", "f2", "f4", "f8", "c8", "c16"]
+FAST_FORMS = [
+    ("int array", (4, 5), lambda: np.array([3, 0, 3, -1])),
+    ("int array, 2-d", (4, 5), lambda: np.array([[3, 0], [3, -4]])),
+    ("list", (6,), lambda: [1, 1, 5, -6]),
+    ("tuple of arrays", (4, 5), lambda: (np.array([0, 3, 3]), np.array([4, -1, 4]))),
+    ("tuple of broadcast arrays", (4, 5, 3), lambda: (np.array([[0], [3]]), np.array([4, 4, 1]), 2)),
+    ("slice and array", (4, 5), lambda: (slice(None), np.array([4, 0, 4]))),
+    ("separated arrays", (4, 5, 3), lambda: (np.array([1, 1]), slice(None, None, -1), np.array([0, 2]))),
+    ("slice, two arrays", (3, 4, 5), lambda: (slice(1, None), [0, 3, 3], [4, -5, 4])),
+    ("basic", (4, 5), lambda: (slice(None, None, 2), 1)),
+    ("int", (4, 5), lambda: 2),
+    ("Ellipsis, None", (4, 5), lambda: (Ellipsis, None, np.array([1, 1]))),
+    ("boolean", (4, 5), lambda: np.array([True, False, True, True])),
+    ("boolean 2-d", (4, 5), lambda: np.arange(20).reshape(4, 5) % 3 == 0),
+]
+
+
+@pytest.mark.parametrize("ufunc", S.AT_FAST_UFUNCS, ids=lambda u: u.__name__)
+@pytest.mark.parametrize("dtype", FAST_DTYPES)
+@pytest.mark.parametrize("name,shape,index", FAST_FORMS, ids=[f[0] for f in FAST_FORMS])
+def test_fast_forms_run_in_c(monkeypatch, ufunc, dtype, name, shape, index):
+    """These forms never reach NumPy's ufunc.at, and agree with it."""
+    if ufunc is np.subtract and dtype == "?":
+        pytest.skip("NumPy has no boolean subtract")
+    dt = np.dtype(dtype)
+    a = (np.arange(np.prod(shape)) % 7).astype(dt).reshape(shape)
+    b = np.ones((), dt)
+    expected = a.copy()
+    ufunc.at(expected, index(), b)
+
+    def refuse(*args):
+        raise AssertionError("NumPy's ufunc.at was called")
+    monkeypatch.setattr(_at, "_numpy_at", refuse)
+    scatterops.at(ufunc, a, index(), b)
+    S.assert_identical(a, expected, where="a")
+
+
+@pytest.mark.parametrize("ufunc,a,b", [
+    (np.add, np.zeros(4, np.int8), 1),           # an int64 loop: computed by wrap-around in C
+    (np.multiply, np.ones(4, np.float32), np.float32(2)),
+    (np.maximum, np.zeros(4), np.float32(2.5)),  # float32 b, float64 loop
+])
+def test_scalar_b_runs_in_c(monkeypatch, ufunc, a, b):
+    expected = a.copy()
+    ufunc.at(expected, [0, 0, 2], b)
+    monkeypatch.setattr(_at, "_numpy_at", lambda *args: pytest.fail("NumPy's ufunc.at was called"))
+    scatterops.at(ufunc, a, [0, 0, 2], b)
+    S.assert_identical(a, expected, where="a")
+
+
+# ---- NumPy's own rules, case by case -----------------------------------------------------
+
+def _both(ufunc, a, index, b=None):
+    mine, theirs = a.copy(), a.copy()
+    args = () if b is None else (b,)
+    ufunc.at(theirs, index, *args)
+    assert scatterops.at(ufunc, mine, index, *args) is None
+    S.assert_identical(mine, theirs, where="a")
+    return mine
+
+
+def test_wider_loop_falls_back_bit_for_bit():
+    # float32 a, float64 b: NumPy adds in float64 and rounds back once per update, which
+    # the float32 kernel would not
+    a = np.full(3, np.float32(0.1))
+    b = np.array([0.2, 1e-8, 1 / 3])
+    _both(np.add, a, [0, 0, 0], b)
+    _both(np.maximum, np.zeros(3, np.int8), [0, 1], np.array([300, -1]))   # max in int64, cast back
+
+
+def test_python_scalars_are_not_weak():
+    # ufunc.at makes an int64 / float64 array of a Python scalar: 300 into uint8 wraps
+    _both(np.add, np.zeros(3, np.uint8), [0, 0], 300)
+    _both(np.multiply, np.full(3, np.float16(0.1)), [1, 1], 0.1)
+
+
+def test_separated_advanced_indices_put_their_dimensions_first():
+    a = np.zeros((2, 3, 4))
+    b = np.arange(6.0).reshape(2, 3)      # (broadcast, axis 1): only NumPy's order fits
+    _both(np.add, a, (np.array([0, 1]), slice(None), np.array([3, 3])), b)
+    _both(np.add, a, (slice(None), np.array([0, 2]), np.array([3, 1])), np.arange(4.0).reshape(2, 2))
+    _both(np.add, a, (slice(None), 1, Ellipsis, np.array([3, 1])), np.arange(4.0).reshape(2, 2))
+    _both(np.add, a, (0, slice(None), np.array([3, 1, 1])), np.arange(9.0).reshape(3, 3))
+
+
+def test_tuple_of_arrays_on_reversed_and_strided_axes():
+    # the flat offsets count from the lowest element of the view
+    rng = np.random.default_rng(3)
+    rows, cols = rng.integers(-4, 4, 30), rng.integers(-3, 3, 30)
+    for a in (np.zeros((4, 6))[::-1, ::-2], np.zeros((8, 8)).T[::2, ::-2].T, np.zeros((4, 3), "c8")):
+        _both(np.add, a, (rows, cols), rng.random(30))
+        _both(np.maximum, a, (rows[:, None], cols[None, :5]), 0.5)
+
+
+def test_unary_ufuncs():
+    _both(np.negative, np.arange(6.0).reshape(2, 3), (slice(None), [0, 0, 2]))
+    _both(np.invert, np.arange(6, dtype=np.uint8), [1, 1, 5])
+
+
+def test_b_overlapping_a_is_read_as_before_the_call():
+    a = np.arange(6.0)
+    _both(np.add, a, [1, 2, 3], a[0:3])
+    _both(np.multiply, a, (slice(None, None, -1),), a)
+
+
+def test_a_whose_elements_share_memory():
+    # a[i, j] is base[i + j]: base[1] is a[1, 0] and a[0, 1].  NumPy walks the index
+    # array's positions outermost, so base[1] gets 2**53 and then -2**53 (1 is lost in
+    # the first rounding); the other order would leave 1
+    def overlapped(base):
+        return np.lib.stride_tricks.as_strided(base, shape=(2, 4), strides=(8, 8))
+    b = np.array([[0.0, -2.0 ** 53], [2.0 ** 53, 0.0]])
+    expected = np.ones(5)
+    np.add.at(overlapped(expected), (slice(None), np.array([0, 1])), b)
+    base = np.ones(5)
+    scatterops.at(np.add, overlapped(base), (slice(None), np.array([0, 1])), b)
+    S.assert_identical(base, expected, where="a's memory")
+
+
+def test_uint64_index_values_past_intp_wrap_as_numpy_indexes():
+    idx = np.array([2 ** 64 - 1, 0], dtype=np.uint64)      # NumPy reads it as [-1, 0]
+    _both(np.add, np.zeros(4), idx, 1.0)
+    _both(np.add, np.zeros((4, 3)), (idx, np.array([1, 1], np.uint64)), 1.0)
+
+
+def test_subclasses():
+    m = np.ma.masked_array(np.zeros(4), mask=[0, 1, 0, 0])
+    expected = m.copy()
+    np.add.at(expected, [1, 1, 2], 2.0)
+    scatterops.at(np.add, m, [1, 1, 2], 2.0)
+    S.assert_identical(m.data, expected.data, where="data")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_large_calls_on_threads(threads):
+    rng = np.random.default_rng(5)
+    before = scatterops.get_num_threads()
+    scatterops.set_num_threads(threads)
+    try:
+        _both(np.add, np.zeros(1000), rng.integers(-1000, 1000, 50_000), rng.random(50_000))
+        _both(np.minimum, rng.random((300, 200)).T,
+              (rng.integers(0, 200, 40_000), rng.integers(0, 300, 40_000)), rng.random(40_000))
+        _both(np.multiply, 1 + rng.random((8, 500)) / 1e3, (slice(None), rng.integers(0, 500, 5000)),
+              1 + rng.random((8, 5000)) / 1e3)
+    finally:
+        scatterops.set_num_threads(before)
+
+
+# ---- errors ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("index", [
+    np.array([0, 7]), (np.array([0, 1]), np.array([2, -9])), (slice(None), [5]), (0, 0, 0),
+    np.array([0.5]), (np.array([0, 1]), np.array([0, 1, 2])), np.array([True, False]),
+    ([0], Ellipsis, Ellipsis), 9,
+], ids=repr)
+def test_bad_index_leaves_a_untouched(index):
+    a = np.arange(12.0).reshape(3, 4)
+    theirs = a.copy()
+    with pytest.raises(IndexError) as np_err:
+        np.add.at(theirs, index, 1.0)
+    with pytest.raises(type(np_err.value)):
+        scatterops.at(np.add, a, index, 1.0)
+    S.assert_identical(a, np.arange(12.0).reshape(3, 4), where="a")
+
+
+@pytest.mark.parametrize("call", [
+    lambda a: (np.add, a, [0], np.ones(2)),          # b does not broadcast
+    lambda a: (np.add, a, [0]),                       # no b for a binary ufunc
+    lambda a: (np.negative, a, [0], 1.0),             # b for a unary one
+    lambda a: (np.add, a, [0], "x"),                  # no loop
+    lambda a: (np.add, a.tolist(), [0], 1.0),         # not an array
+    lambda a: (np.subtract, a > 0, [0], True),        # boolean subtract
+    lambda a: (np.divmod, a, [0], 1.0),               # two outputs
+    lambda a: (np.add, a, [0, 1], [[1.0], [2.0, 3.0]]),  # a ragged b
+])
+def test_other_errors_are_numpys(call):
+    a = np.arange(3.0)
+    args = call(a)
+    ufunc, rest = args[0], args[1:]
+    with pytest.raises(Exception) as np_err:
+        ufunc.at(*(x.copy() if isinstance(x, np.ndarray) else x for x in rest))
+    with pytest.raises(type(np_err.value)):
+        scatterops.at(ufunc, *rest)
+    S.assert_identical(a, np.arange(3.0), where="a")
+
+
+def test_read_only_a_is_refused():
+    # NumPy's ufunc.at writes into it all the same
+    a = np.zeros(3)
+    a.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        scatterops.at(np.add, a, [0], 1.0)
+    S.assert_identical(a, np.zeros(3), where="a")
+
+
+def test_unsafe_cast_back_as_numpy():
+    _both(np.add, np.arange(3), [0, 0], 1.5)              # float64 loop, cast back into int64
+    _both(np.multiply, np.arange(3, dtype=np.uint8), [1], -1.5)
+
+
+def test_floating_point_errors_follow_errstate_raise():
+    a = np.array([1e308, 0.0])
+    with np.errstate(over="raise"):
+        with pytest.raises(FloatingPointError):
+            np.add.at(a.copy(), [0], 1e308)
+        with pytest.raises(FloatingPointError):
+            scatterops.at(np.add, a.copy(), [0], 1e308)
