@@ -8,7 +8,12 @@ loop for drawn too unless ``defined_only=True``.
 """
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+from typing import Any, Optional
+
 import numpy as np
+from hypothesis import strategies as st
 
 from scatterops.strategies import *  # noqa: F401,F403 - the suite reads them as strategies.X
 from scatterops.strategies import (ALL_DTYPES, FUNCS, LAYOUTS, OUT_MODES, Call, calls,

@@ -68,7 +68,7 @@ def test_documented_example_fails_on_a_scatter_that_lets_the_first_duplicate_win
 # --------------------------------------------------------------------------------------
 
 #: find() without shrinking: the first draw that fits is enough
-FIRST = settings(database=None, phases=[Phase.generate])
+FIRST = settings(database=None, phases=[Phase.generate], max_examples=2000)  # find stops at the first
 
 
 def first(strategy, condition=lambda x: True):
