@@ -245,12 +245,12 @@ def _locate(kind: int, idx: np.ndarray, geo: Dict[str, Any]):
     space = idx.shape[:-1] if kind == 1 else idx.shape
     n = int(np.prod(space, dtype=np.int64))
     flat = idx.reshape(n, k) if kind == 1 else idx.reshape(n, 1)
-    local = np.empty((n, k), dtype=np.intp)
+    local = np.empty((n, k), dtype=geo["local_dtype"])
     target = np.zeros(n, dtype=np.intp)
     for j in range(k):
         column = flat[:, j]
-        bad = (column < -sizes[j]) | (column >= sizes[j])
-        if bad.any():       # the first bad value in C order of indices (row first, then j)
+        if n and (column.min() < -sizes[j] or column.max() >= sizes[j]):
+            # the first bad value in C order of indices (row first, then component)
             bad_all = (flat < -np.array(sizes)) | (flat >= np.array(sizes))
             first = int(np.argmax(bad_all.reshape(-1)))
             row, j = divmod(first, k)
@@ -261,11 +261,16 @@ def _locate(kind: int, idx: np.ndarray, geo: Dict[str, Any]):
             error = (where, flat.reshape(-1)[first].item(),
                      j if kind == 1 else routed[0], int(sizes[j]))
             return target, local, error
-        v = column.astype(np.intp)
-        v[v < 0] += sizes[j]
-        bid = np.searchsorted(starts[j], v, side="right") - 1
-        local[:, j] = v - starts[j][bid]
-        target = target * nblocks[j] + bid
+        v = np.asarray(column, dtype=np.intp)
+        if n and column.min() < 0:
+            v = np.where(v < 0, v + sizes[j], v)
+        width = geo["widths"][j]
+        if width:           # equal chunks (the last one may be shorter): a division
+            bid = v // width
+        else:
+            bid = np.searchsorted(starts[j], v, side="right") - 1
+        np.subtract(v, starts[j][bid], out=local[:, j], casting="unsafe")
+        target = bid if k == 1 else target * nblocks[j] + bid
     if kind == 2:
         # the flat offset of each update in its block: on the axes but axis, the update
         # chunk starts where its block starts, so its coordinates there are its position
@@ -277,7 +282,7 @@ def _locate(kind: int, idx: np.ndarray, geo: Dict[str, Any]):
                 flat_local = flat_local * shapes[d][target] + local[:, 0]
             else:
                 flat_local = flat_local * shapes[d] + pos[d]
-        local = flat_local
+        local = flat_local.astype(geo["local_dtype"], copy=False)
     return target, local, None
 
 
@@ -458,6 +463,14 @@ def _scatter(name: str, data: Any, indices: Any, updates: Any, axis: Any, reduct
     nblocks = tuple(ddata.numblocks[d] for d in routed)
     starts = tuple(_starts(ddata.chunks[d]) for d in routed)
     sizes = tuple(shape[d] for d in routed)
+    # local indices travel to the blocks: 4 bytes each where a block is small enough
+    largest = max([int(np.prod([max(c) for c in ddata.chunks], dtype=np.int64))] +
+                  [max(ddata.chunks[d]) for d in routed])
+    local_dtype = np.dtype(np.int32 if largest < 2**31 else np.intp)
+    # the chunk width of a routed axis whose chunks are equal but the last, else 0
+    widths = tuple(ddata.chunks[d][0] if len(set(ddata.chunks[d][:-1])) <= 1 and
+                   ddata.chunks[d][-1] <= ddata.chunks[d][0] and ddata.chunks[d][0] > 0
+                   else 0 for d in routed)
     space_grid = tuple(upd_chunks[d] for d in geo.space_dims) if kind != 2 else ()
     positions = kind != 2 and not _c_contiguous(space_grid)
     threads = int(dask.config.get("scatterops.threads-per-task", 1))
@@ -486,6 +499,7 @@ def _scatter(name: str, data: Any, indices: Any, updates: Any, axis: Any, reduct
                                  else ddata.chunks[d][slab[d]] for d in range(r))
         g = {"idx_offset": tuple(int(idx_offsets[d][c]) for d, c in enumerate(icoord)),
              "routed": routed, "sizes": sizes, "starts": starts, "nblocks": nblocks,
+             "widths": widths, "local_dtype": local_dtype,
              "block_shapes": block_shapes, "axis": ax, "positions": positions,
              "space_shape": tuple(sum(c) for c in space_grid), "upd_axis": upd_axis,
              "nspace": nspace}
