@@ -353,6 +353,7 @@ def test_a_worker_killed_during_the_compute_does_not_change_the_result(client):
         threading.Event().wait(0.05)
     pids = client.run(os.getpid)
     victim = sorted(pids)[0]
+    assert not future.done()
     os.kill(pids[victim], signal.SIGKILL)
     _same_bits(want, future.result())
     assert victim not in client.run(os.getpid) or client.run(os.getpid)[victim] != pids[victim]
