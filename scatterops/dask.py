@@ -20,7 +20,9 @@ How it runs (docs/contract.md, "scatterops.dask", says the same for users):
   C-contiguous) and the block makes ONE call of the C core on a copy of itself.  So
   ``"none"``, ``include_self=False`` and ``"mean"`` see the updates of an element in the
   order, and all at once, as the top-level call does.
-* **Errors** that shapes, dtypes, axis and reduction reveal are raised at call time by the
+* **mode=** (``"raise"``, ``"wrap"``, ``"clip"``, ``"drop"``) is applied by the routing:
+  a wrapped or clipped index goes to the block of its new position, a dropped update to none.
+* **Errors** that shapes, dtypes, axis, reduction and mode reveal are raised at call time by the
   C core itself, called on zero-stride stand-ins of the arguments; an index value out of
   range raises the top-level IndexError (the first one in C order of ``indices``) when
   the result is computed, and no block is returned.
@@ -247,23 +249,39 @@ def _locate(kind: int, idx: np.ndarray, geo: Dict[str, Any]):
     flat = idx.reshape(n, k) if kind == 1 else idx.reshape(n, 1)
     local = np.empty((n, k), dtype=geo["local_dtype"])
     target = np.zeros(n, dtype=np.intp)
+    mode = geo["mode"]
+    # the components whose values outside raise: all under "raise"; under "wrap" and "clip"
+    # those of an axis of size 0 (nothing to wrap or clip to); under "drop" none
+    reported = [mode == "raise" or (mode != "drop" and s == 0) for s in sizes]
+    keep = None
     for j in range(k):
         column = flat[:, j]
-        if n and (column.min() < -sizes[j] or column.max() >= sizes[j]):
-            # the first bad value in C order of indices (row first, then component)
-            bad_all = (flat < -np.array(sizes)) | (flat >= np.array(sizes))
-            first = int(np.argmax(bad_all.reshape(-1)))
-            row, j = divmod(first, k)
-            where = tuple(int(w) + o for w, o in zip(np.unravel_index(row, space),
-                                                     geo["idx_offset"]))
-            if kind == 1:
-                where += (j,)
-            error = (where, flat.reshape(-1)[first].item(),
-                     j if kind == 1 else routed[0], int(sizes[j]))
-            return target, local, error
+        s = sizes[j]
+        if n and (column.min() < -s or column.max() >= s):
+            if reported[j]:     # the first bad value in C order of indices
+                bad_all = ((flat < -np.array(sizes)) | (flat >= np.array(sizes))) & \
+                    np.array(reported)
+                first = int(np.argmax(bad_all.reshape(-1)))
+                row, j = divmod(first, k)
+                where = tuple(int(w) + o for w, o in zip(np.unravel_index(row, space),
+                                                         geo["idx_offset"]))
+                if kind == 1:
+                    where += (j,)
+                error = (where, flat.reshape(-1)[first].item(),
+                         j if kind == 1 else routed[0], int(sizes[j]))
+                return target, local, error
+            if mode == "wrap":
+                column = np.mod(column, s)
+            elif mode == "clip":
+                column = np.minimum(column, s - 1) if column.dtype.kind == "u" else \
+                    np.clip(column, -s, s - 1)
+            else:               # drop: the update goes to no block (target ntargets)
+                inside = (column >= -s) & (column < s)
+                keep = inside if keep is None else keep & inside
+                column = np.where(inside, column, 0)
         v = np.asarray(column, dtype=np.intp)
-        if n and column.min() < 0:
-            v = np.where(v < 0, v + sizes[j], v)
+        if n and v.min() < 0:
+            v = np.where(v < 0, v + s, v)
         width = geo["widths"][j]
         if width:           # equal chunks (the last one may be shorter): a division
             bid = v // width
@@ -279,10 +297,13 @@ def _locate(kind: int, idx: np.ndarray, geo: Dict[str, Any]):
         flat_local = np.zeros(n, dtype=np.intp)
         for d in range(idx.ndim):
             if d == geo["axis"]:
-                flat_local = flat_local * shapes[d][target] + local[:, 0]
+                flat_local = flat_local * shapes[d][np.minimum(target, len(shapes[d]) - 1)] + \
+                    local[:, 0]
             else:
                 flat_local = flat_local * shapes[d] + pos[d]
         local = flat_local.astype(geo["local_dtype"], copy=False)
+    if keep is not None:
+        target = np.where(keep, target, int(np.prod(nblocks, dtype=np.int64)))
     return target, local, None
 
 
@@ -295,7 +316,7 @@ def _route(kind: int, idx: np.ndarray, upd: Any, geo: Dict[str, Any], targets: S
     if error is not None:
         return out
     n = target.shape[0]
-    ntargets = int(np.prod(geo["nblocks"], dtype=np.int64))
+    ntargets = int(np.prod(geo["nblocks"], dtype=np.int64)) + 1    # + dropped updates
     key = target.astype(np.uint8 if ntargets <= 256 else np.uint16 if ntargets <= 65536
                         else np.intp)
     order = np.argsort(key, kind="stable")              # a radix sort for small keys
@@ -413,13 +434,23 @@ def _aligned(x: Any, shape: Tuple[int, ...], chunks: Tuple[Tuple[int, ...], ...]
     return da.from_array(arr, chunks=chunks, name=False)
 
 
+_EMPTY_CALLS = {   # a valid call with nothing to do: it checks mode= alone
+    "scatter_update": lambda: (np.zeros(1), np.zeros(0, np.intp), np.zeros(0), 0),
+    "scatter_nd": lambda: (np.zeros(1), np.zeros((0, 1), np.intp), np.zeros(0)),
+    "scatter_elements": lambda: (np.zeros(1), np.zeros(0, np.intp), np.zeros(0), 0),
+}
+
+
 def _scatter(name: str, data: Any, indices: Any, updates: Any, axis: Any, reduction: Any,
-             include_self: Any, out: Any, chunks: Any):
+             include_self: Any, mode: Any, out: Any, chunks: Any):
     if out is not None:
         raise TypeError(f"scatterops.dask.{name}: out= is not supported: a lazy result has "
                         "no place to write (compute the result, or use scatterops."
                         f"{name} with out= on NumPy arrays)")
     kwargs = {"reduction": reduction, "include_self": include_self}
+    # mode= is the core's to check (first, as the core binds it); the stand-in calls use
+    # "raise" so that their out-of-range index stops them before any work
+    _TOP[name](*_EMPTY_CALLS[name](), mode=mode)
     scalar_updates = not _is_dask(updates) and not isinstance(updates, np.ndarray) and \
         np.ndim(updates) == 0       # a Python scalar goes to every block call as it is
     if not _is_dask(indices) and not isinstance(indices, np.ndarray):
@@ -475,7 +506,7 @@ def _scatter(name: str, data: Any, indices: Any, updates: Any, axis: Any, reduct
     positions = kind != 2 and not _c_contiguous(space_grid)
     threads = int(dask.config.get("scatterops.threads-per-task", 1))
     token = tokenize(name, ddata, dindices, dupdates, updates if scalar_updates else None,
-                     ax, reduction, include_self, threads)
+                     ax, reduction, include_self, mode, threads)
     out_name = f"{name}-dask-{token}"
     route_name = f"{name}-route-{token}"
     piece_name = f"{name}-piece-{token}"
@@ -499,7 +530,7 @@ def _scatter(name: str, data: Any, indices: Any, updates: Any, axis: Any, reduct
                                  else ddata.chunks[d][slab[d]] for d in range(r))
         g = {"idx_offset": tuple(int(idx_offsets[d][c]) for d, c in enumerate(icoord)),
              "routed": routed, "sizes": sizes, "starts": starts, "nblocks": nblocks,
-             "widths": widths, "local_dtype": local_dtype,
+             "widths": widths, "local_dtype": local_dtype, "mode": mode,
              "block_shapes": block_shapes, "axis": ax, "positions": positions,
              "space_shape": tuple(sum(c) for c in space_grid), "upd_axis": upd_axis,
              "nspace": nspace}
@@ -510,8 +541,8 @@ def _scatter(name: str, data: Any, indices: Any, updates: Any, axis: Any, reduct
             if error is not None:
                 errors.append(error)
                 continue
-            targets = [int(t) for t in np.flatnonzero(np.bincount(
-                target, minlength=int(np.prod(nblocks, dtype=np.int64))))]
+            nb = int(np.prod(nblocks, dtype=np.int64))
+            targets = [int(t) for t in np.flatnonzero(np.bincount(target, minlength=nb)[:nb])]
         else:
             targets = list(range(int(np.prod(nblocks, dtype=np.int64))))
         if not targets:
@@ -556,33 +587,33 @@ def _scatter(name: str, data: Any, indices: Any, updates: Any, axis: Any, reduct
 
 
 def scatter_update(data, indices, updates, axis=0, *, reduction="none", include_self=True,
-                   out=None, chunks="auto"):
+                   mode="raise", out=None, chunks="auto"):
     """``scatterops.scatter_update`` on Dask arrays: a lazy array with ``data``'s chunks.
 
     Same arguments and result bits as the top-level function; ``out=`` is a TypeError and
     a NumPy ``data`` is cut into ``chunks`` (default ``"auto"``).  See the module docstring
     for the routing, the graph size and the memory per task."""
     return _scatter("scatter_update", data, indices, updates, axis, reduction, include_self,
-                    out, chunks)
+                    mode, out, chunks)
 
 
-def scatter_nd(data, indices, updates, *, reduction="none", include_self=True, out=None,
-               chunks="auto"):
+def scatter_nd(data, indices, updates, *, reduction="none", include_self=True, mode="raise",
+               out=None, chunks="auto"):
     """``scatterops.scatter_nd`` on Dask arrays: a lazy array with ``data``'s chunks.
 
     Same arguments and result bits as the top-level function; ``out=`` is a TypeError and
     a NumPy ``data`` is cut into ``chunks`` (default ``"auto"``).  See the module docstring
     for the routing, the graph size and the memory per task."""
-    return _scatter("scatter_nd", data, indices, updates, 0, reduction, include_self, out,
-                    chunks)
+    return _scatter("scatter_nd", data, indices, updates, 0, reduction, include_self, mode,
+                    out, chunks)
 
 
 def scatter_elements(data, indices, updates, axis=0, *, reduction="none", include_self=True,
-                     out=None, chunks="auto"):
+                     mode="raise", out=None, chunks="auto"):
     """``scatterops.scatter_elements`` on Dask arrays: a lazy array with ``data``'s chunks.
 
     Same arguments and result bits as the top-level function; ``out=`` is a TypeError and
     a NumPy ``data`` is cut into ``chunks`` (default ``"auto"``).  See the module docstring
     for the routing, the graph size and the memory per task."""
     return _scatter("scatter_elements", data, indices, updates, axis, reduction,
-                    include_self, out, chunks)
+                    include_self, mode, out, chunks)
