@@ -185,7 +185,6 @@ class _Geometry:
         if self.kind == 0:
             q = len(idx_shape)
             self.routed = (axis,)
-            self.idx_chunks_dims = q                    # dims of the index space
             self.upd_shape = data_shape[:axis] + idx_shape + data_shape[axis + 1:]
             # updates dim -> data dim it follows (None: an index-space dim)
             self.upd_to_data: Tuple[Optional[int], ...] = tuple(range(axis)) + (None,) * q + \
