@@ -52,7 +52,6 @@ A user opts into more threads per task with the Dask config key
 """
 from __future__ import annotations
 
-import contextlib
 import operator
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -83,12 +82,8 @@ _HUGE_INDEX = 2 ** 62          # out of range for every axis: the stand-in check
 # ----------------------------------------------------------------------------- threads
 
 def _threads_context(n: int):
-    """The thread-local thread count for the task's core call."""
-    one_thread = getattr(scatterops, "threads", None)
-    if one_thread is None:
-        # TODO(threads): scatterops.threads(n) is not there yet; the call runs as it is
-        return contextlib.nullcontext()
-    return one_thread(n)
+    """The thread-local thread count for the task's core call (scatterops.threads)."""
+    return scatterops.threads(n)
 
 
 # ----------------------------------------------------------------------------- call-time checks
