@@ -21,11 +21,10 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-try:
-    import dask
-    import dask.array as da
-except ImportError:  # pragma: no cover - CI checks that dask imports before this step
-    pytest.skip("needs dask: pip install -e '.[dask]'", allow_module_level=True)
+from extras import need
+
+dask = need("dask")        # skips with "needs dask: pip install -e '.[dask]'"
+import dask.array as da    # noqa: E402
 
 import scatterops
 import scatterops.dask as sd
@@ -312,7 +311,7 @@ def test_each_task_runs_its_core_call_under_a_thread_local_count(monkeypatch):
 
 @pytest.fixture(scope="module")
 def client():
-    distributed = pytest.importorskip("distributed")
+    distributed = need("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   host="127.0.0.1", dashboard_address=None) as cluster, \
             distributed.Client(cluster) as c:
