@@ -16,6 +16,7 @@ EXTRA_OF = {
     "ml_dtypes": "peers",
     "nbformat": "notebook", "nbclient": "notebook", "ipykernel": "notebook",
     "matplotlib": "notebook",
+    "dask": "dask", "distributed": "dask",
 }
 
 

@@ -94,7 +94,8 @@ def _extras_in_pyproject():
         text = f.read()
     section = text.split("[project.optional-dependencies]", 1)[1].split("\n[", 1)[0]
     found = {}
-    for name, items in re.findall(r"^(\w+)\s*=\s*\[(.*?)\]", section, re.M | re.S):
+    # a list ends at the "]" that ends its line (a requirement's extras, "dask[array]", do not)
+    for name, items in re.findall(r"^(\w+)\s*=\s*\[(.*?)\]\s*$", section, re.M | re.S):
         found[name] = [re.split(r"[<>=!~\[ ;]", req, 1)[0]
                        for req in re.findall(r'"([^"]+)"', items)]
     return found

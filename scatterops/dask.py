@@ -1,0 +1,613 @@
+"""scatterops on Dask arrays: the three scatters as lazy ``dask.array.Array`` results.
+
+``scatter_update``, ``scatter_nd`` and ``scatter_elements`` here take the arguments of the
+top-level functions (``out=`` aside: a lazy result has no place to write) and return a lazy
+array with ``data``'s chunks.  Computed, the result has the bits of the top-level function
+on the computed inputs, for every chunking.
+
+How it runs (docs/contract.md, "scatterops.dask", says the same for users):
+
+* **Alignment.**  ``updates`` is broadcast to its required shape and rechunked so that its
+  dimensions that follow a dimension of ``data`` have ``data``'s chunks there; ``indices``
+  keeps its chunks along the update index space (``scatter_nd``: one chunk along the
+  tuple dimension; ``scatter_elements``: ``data``'s chunks on every axis but ``axis``).
+* **Routing** (one task per chunk of ``updates``): the index values of the chunk are
+  checked and turned into a block of ``data`` and an index local to that block; the
+  updates are split by block, each piece in its own C order.
+* **Apply** (one task per block of ``data``): the pieces routed to the block are put in
+  the global C order of the update index space (concatenated in update-chunk order, or
+  merged by global position when the chunking of the update index space is not
+  C-contiguous) and the block makes ONE call of the C core on a copy of itself.  So
+  ``"none"``, ``include_self=False`` and ``"mean"`` see the updates of an element in the
+  order, and all at once, as the top-level call does.
+* **mode=** (``"raise"``, ``"wrap"``, ``"clip"``, ``"drop"``) is applied by the routing:
+  a wrapped or clipped index goes to the block of its new position, a dropped update to none.
+* **Errors** that shapes, dtypes, axis, reduction and mode reveal are raised at call time by the
+  C core itself, called on zero-stride stand-ins of the arguments; an index value out of
+  range raises the top-level IndexError (the first one in C order of ``indices``) when
+  the result is computed, and no block is returned.
+
+Graph size, in tasks, beyond the tasks that make the input chunks (``U``: chunks of the
+aligned ``updates``, ``B``: blocks of ``data``, ``R``: blocks of ``data`` along the routed
+axes -- ``axis`` for ``scatter_update`` / ``scatter_elements``, the first k axes for
+``scatter_nd``):
+
+* dask ``indices``:   ``U`` routing + ``U`` error summaries + 1 check + ``U * R`` pieces + ``B``
+  applies (nothing is computed to build the graph);
+* NumPy ``indices``:  ``U'`` routing + ``P`` pieces + ``B`` blocks (applies or aliases),
+  where ``U'`` counts the update chunks that carry an update and ``P`` the
+  (update chunk, block) pairs that do: the routing is computed once at call time
+  to find them.
+
+Memory: a routing task holds one chunk of ``indices`` and ``updates`` and its split (about
+twice the chunk); an apply task holds its block, the pieces routed to it, their
+concatenation and the result (about two blocks plus twice the pieces).
+
+Threads: each task's core call runs on the task's own thread (``scatterops.threads(1)``).
+A user opts into more threads per task with the Dask config key
+``scatterops.threads-per-task`` (read when the result is built)::
+
+    with dask.config.set({"scatterops.threads-per-task": 2}):
+        result = scatterops.dask.scatter_nd(data, indices, updates, reduction="add")
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+try:
+    import dask
+    import dask.array as da
+    from dask.highlevelgraph import HighLevelGraph
+    from dask.base import tokenize
+except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
+    raise ImportError("scatterops.dask needs dask: pip install 'scatterops[dask]' "
+                      f"(import failed: {exc})") from exc
+
+import scatterops
+from . import _messages
+
+__all__ = ["scatter_update", "scatter_nd", "scatter_elements"]
+
+_KIND_NAMES = ("scatter_update", "scatter_nd", "scatter_elements")
+_TOP = {"scatter_update": scatterops.scatter_update,
+        "scatter_nd": scatterops.scatter_nd,
+        "scatter_elements": scatterops.scatter_elements}
+_HUGE_INDEX = 2 ** 62          # out of range for every axis: the stand-in check stops there
+
+
+# ----------------------------------------------------------------------------- threads
+
+def _threads_context(n: int):
+    """The thread-local thread count for the task's core call (scatterops.threads)."""
+    return scatterops.threads(n)
+
+
+# ----------------------------------------------------------------------------- call-time checks
+
+def _zero_strided(shape: Tuple[int, ...], dtype: np.dtype, value: Any = 0) -> np.ndarray:
+    """A writeable array of ``shape`` that holds one element: the stand-in of a lazy array."""
+    one = np.zeros(1, dtype=dtype)
+    if value != 0:
+        one[0] = value
+    return as_strided(one, shape=shape, strides=(0,) * len(shape), writeable=True)
+
+
+def _is_dask(x: Any) -> bool:
+    return isinstance(x, da.Array)
+
+
+def _check(name: str, data: Any, indices: Any, updates: Any, axis: Any,
+           kwargs: Dict[str, Any]) -> None:
+    """Every rule that shapes, dtypes, axis and reduction decide, by the C core itself.
+
+    The core is called in place on a zero-stride stand-in of ``data`` (no copy, nothing
+    allocated) with the real shapes and dtypes; an integer ``indices`` is replaced by a
+    zero-stride array of one out-of-range value, so a call that passes every other rule
+    stops at the index check, before any work.  IndexError is then the expected outcome
+    (the real index values are checked when the result is computed)."""
+    if isinstance(data, np.ma.MaskedArray):
+        stand_data: Any = data                     # the core refuses it by its type
+    else:
+        d = data if _is_dask(data) else np.asarray(data)
+        stand_data = _zero_strided(d.shape, d.dtype)
+    if _is_dask(indices) or (isinstance(indices, np.ndarray) and indices.size):
+        if indices.dtype.kind in "iu" and indices.size:
+            stand_idx: Any = _zero_strided(indices.shape, np.dtype(np.int64), _HUGE_INDEX)
+        else:
+            stand_idx = _zero_strided(indices.shape, indices.dtype)
+    else:
+        stand_idx = indices                        # lists, tuples (the core words their errors)
+    stand_upd = _zero_strided(updates.shape, updates.dtype) if _is_dask(updates) else updates
+    args = (stand_data, stand_idx, stand_upd) if name == "scatter_nd" else \
+        (stand_data, stand_idx, stand_upd, axis)
+    out = stand_data if isinstance(stand_data, np.ndarray) and not isinstance(
+        stand_data, np.ma.MaskedArray) else None
+    try:
+        _TOP[name](*args, out=out, **kwargs)
+    except _messages.AxisError:     # an IndexError too, but one that shapes decide
+        raise
+    except IndexError:
+        pass
+
+
+# ----------------------------------------------------------------------------- geometry
+
+def _starts(chunks: Sequence[int]) -> np.ndarray:
+    return np.concatenate(([0], np.cumsum(chunks, dtype=np.int64)))
+
+
+def _truncated(chunks: Sequence[int], length: int) -> Tuple[int, ...]:
+    """``chunks`` cut to cover ``length`` elements (chunk i stays inside chunk i)."""
+    out: List[int] = []
+    left = length
+    for c in chunks:
+        if left <= 0:
+            break
+        out.append(min(c, left))
+        left -= c
+    return tuple(out) or (0,)
+
+
+def _c_contiguous(chunks: Sequence[Sequence[int]]) -> bool:
+    """Whether the chunks of a grid, concatenated in C order of chunk ids, each in its own
+    C order, give the whole grid in C order."""
+    shape = [sum(c) for c in chunks]
+    if 0 in shape:
+        return True
+    split = [d for d, c in enumerate(chunks) if len(c) > 1]
+    if not split:
+        return True
+    first = split[0]
+    return all(shape[d] == 1 for d in range(first)) and split == [first]
+
+
+class _Geometry:
+    """Where the updates of one call go: the routed axes of ``data`` and how each chunk of
+    the aligned ``updates`` maps to a slab of blocks."""
+
+    def __init__(self, name: str, data_shape: Tuple[int, ...],
+                 data_chunks: Tuple[Tuple[int, ...], ...], idx_shape: Tuple[int, ...],
+                 axis: int):
+        self.name = name
+        self.kind = _KIND_NAMES.index(name)
+        self.data_shape = data_shape
+        self.data_chunks = data_chunks
+        r = len(data_shape)
+        if self.kind == 0:
+            q = len(idx_shape)
+            self.routed = (axis,)
+            self.upd_shape = data_shape[:axis] + idx_shape + data_shape[axis + 1:]
+            # updates dim -> data dim it follows (None: an index-space dim)
+            self.upd_to_data: Tuple[Optional[int], ...] = tuple(range(axis)) + (None,) * q + \
+                tuple(range(axis + 1, r))
+            self.space_dims = tuple(range(axis, axis + q))   # index-space dims of updates
+        elif self.kind == 1:
+            k = idx_shape[-1]
+            q = len(idx_shape) - 1
+            self.routed = tuple(range(k))
+            self.upd_shape = idx_shape[:-1] + data_shape[k:]
+            self.upd_to_data = (None,) * q + tuple(range(k, r))
+            self.space_dims = tuple(range(q))
+        else:
+            self.routed = (axis,)
+            self.upd_shape = idx_shape
+            self.upd_to_data = tuple(None if d == axis else d for d in range(r))
+            self.space_dims = tuple(range(r))
+        self.axis = axis
+
+    def update_chunks(self, idx_chunks: Tuple[Tuple[int, ...], ...]) -> Tuple[Tuple[int, ...], ...]:
+        """The chunks of the aligned updates (and, on the index-space dims, of indices)."""
+        out = []
+        space = iter(idx_chunks)
+        for d, dd in enumerate(self.upd_to_data):
+            if dd is None:
+                out.append(tuple(next(space)))
+            elif self.kind == 2:
+                out.append(_truncated(self.data_chunks[dd], self.upd_shape[d]))
+            else:
+                out.append(tuple(self.data_chunks[dd]))
+        return tuple(out)
+
+    def slab(self, ucoord: Tuple[int, ...]) -> Dict[int, int]:
+        """data dim -> block coordinate fixed by the update chunk at ``ucoord``."""
+        return {dd: ucoord[d] for d, dd in enumerate(self.upd_to_data) if dd is not None}
+
+    def idx_coord(self, ucoord: Tuple[int, ...]) -> Tuple[int, ...]:
+        """The chunk of (aligned) indices that update chunk ``ucoord`` reads."""
+        if self.kind == 0:
+            return tuple(ucoord[d] for d in self.space_dims)
+        if self.kind == 1:
+            return tuple(ucoord[d] for d in self.space_dims) + (0,)
+        return tuple(ucoord)
+
+    def block_of(self, slab: Dict[int, int], routed_coord: Tuple[int, ...]) -> Tuple[int, ...]:
+        full = dict(slab)
+        full.update(zip(self.routed, routed_coord))
+        return tuple(full[d] for d in range(len(self.data_shape)))
+
+
+# ----------------------------------------------------------------------------- tasks
+
+def _locate(kind: int, idx: np.ndarray, geo: Dict[str, Any]):
+    """The index values of one chunk of indices: the routed block of each update (a flat
+    number over the routed axes), its local index (a row of k components, or for
+    ``scatter_elements`` a flat offset in its block), and the first bad value in C order."""
+    routed, sizes, starts, nblocks = geo["routed"], geo["sizes"], geo["starts"], geo["nblocks"]
+    k = len(routed)
+    space = idx.shape[:-1] if kind == 1 else idx.shape
+    n = int(np.prod(space, dtype=np.int64))
+    flat = idx.reshape(n, k) if kind == 1 else idx.reshape(n, 1)
+    local = np.empty((n, k), dtype=geo["local_dtype"])
+    target = np.zeros(n, dtype=np.intp)
+    mode = geo["mode"]
+    # the components whose values outside raise: all under "raise"; under "wrap" and "clip"
+    # those of an axis of size 0 (nothing to wrap or clip to); under "drop" none
+    reported = [mode == "raise" or (mode != "drop" and s == 0) for s in sizes]
+    keep = None
+    for j in range(k):
+        column = flat[:, j]
+        s = sizes[j]
+        if n and (column.min() < -s or column.max() >= s):
+            if reported[j]:     # the first bad value in C order of indices
+                bad_all = ((flat < -np.array(sizes)) | (flat >= np.array(sizes))) & \
+                    np.array(reported)
+                first = int(np.argmax(bad_all.reshape(-1)))
+                row, j = divmod(first, k)
+                where = tuple(int(w) + o for w, o in zip(np.unravel_index(row, space),
+                                                         geo["idx_offset"]))
+                if kind == 1:
+                    where += (j,)
+                error = (where, flat.reshape(-1)[first].item(),
+                         j if kind == 1 else routed[0], int(sizes[j]))
+                return target, local, error
+            if mode == "wrap":
+                column = np.mod(column, s)
+            elif mode == "clip":
+                column = np.minimum(column, s - 1) if column.dtype.kind == "u" else \
+                    np.clip(column, -s, s - 1)
+            else:               # drop: the update goes to no block (target ntargets)
+                inside = (column >= -s) & (column < s)
+                keep = inside if keep is None else keep & inside
+                column = np.where(inside, column, 0)
+        v = np.asarray(column, dtype=np.intp)
+        if n and v.min() < 0:
+            v = np.where(v < 0, v + s, v)
+        width = geo["widths"][j]
+        if width:           # equal chunks (the last one may be shorter): a division
+            bid = v // width
+        else:
+            bid = np.searchsorted(starts[j], v, side="right") - 1
+        np.subtract(v, starts[j][bid], out=local[:, j], casting="unsafe")
+        target = bid if k == 1 else target * nblocks[j] + bid
+    if kind == 2:
+        # the flat offset of each update in its block: on the axes but axis, the update
+        # chunk starts where its block starts, so its coordinates there are its position
+        shapes = geo["block_shapes"]
+        pos = np.indices(idx.shape, dtype=np.intp).reshape(idx.ndim, n)
+        flat_local = np.zeros(n, dtype=np.intp)
+        for d in range(idx.ndim):
+            if d == geo["axis"]:
+                flat_local = flat_local * shapes[d][np.minimum(target, len(shapes[d]) - 1)] + \
+                    local[:, 0]
+            else:
+                flat_local = flat_local * shapes[d] + pos[d]
+        local = flat_local.astype(geo["local_dtype"], copy=False)
+    if keep is not None:
+        target = np.where(keep, target, int(np.prod(nblocks, dtype=np.int64)))
+    return target, local, None
+
+
+def _route(kind: int, idx: np.ndarray, upd: Any, geo: Dict[str, Any], targets: Sequence[int]):
+    """Split one chunk of updates by the block it goes to: {target: piece} plus "error".
+
+    A piece is (local indices, updates, global positions or None), in the chunk's C order."""
+    target, local, error = _locate(kind, idx, geo)
+    out: Dict[Any, Any] = {"error": error}
+    if error is not None:
+        return out
+    n = target.shape[0]
+    ntargets = int(np.prod(geo["nblocks"], dtype=np.int64)) + 1    # + dropped updates
+    key = target.astype(np.uint8 if ntargets <= 256 else np.uint16 if ntargets <= 65536
+                        else np.intp)
+    order = np.argsort(key, kind="stable")              # a radix sort for small keys
+    counts = np.bincount(target, minlength=ntargets)
+    ends = np.cumsum(counts)
+    local_sorted = local[order]
+    positions = None
+    if geo["positions"]:
+        space = idx.shape[:-1] if kind == 1 else idx.shape
+        pos = np.indices(space, dtype=np.intp).reshape(len(space), -1)
+        gpos = [pos[d] + geo["idx_offset"][d] for d in range(len(space))]
+        positions = np.ravel_multi_index(gpos, geo["space_shape"])[order] if gpos else \
+            np.zeros(n, np.intp)
+    upd_axis = geo["upd_axis"]
+    if upd is not None:
+        if kind == 0:
+            shape = upd.shape[:upd_axis] + (n,) + upd.shape[upd_axis + geo["nspace"]:]
+            upd_sorted = np.take(upd.reshape(shape), order, axis=upd_axis)
+        elif kind == 1:
+            upd_sorted = upd.reshape((n,) + upd.shape[geo["nspace"]:])[order]
+        else:
+            upd_sorted = upd.reshape(-1)[order]
+    for t in targets:
+        lo, hi = int(ends[t] - counts[t]), int(ends[t])
+        piece_upd = None
+        if upd is not None:
+            sl = [slice(None)] * upd_sorted.ndim
+            sl[upd_axis if kind == 0 else 0] = slice(lo, hi)
+            piece_upd = upd_sorted[tuple(sl)]
+        out[t] = (local_sorted[lo:hi], piece_upd,
+                  None if positions is None else positions[lo:hi])
+    return out
+
+
+def _pick(routed: Dict[Any, Any], key: Any):
+    """One item of a routing task's output (None when the chunk held a bad index)."""
+    return routed.get(key)
+
+
+def _first_error(name: str, *errors):
+    """Raise the top-level IndexError for the first bad index in C order of indices."""
+    found = [e for e in errors if e is not None]
+    if found:
+        where, value, axis, size = min(found, key=lambda e: e[0])
+        raise _messages.error("index_range", name,
+                              {"where": where, "value": value, "axis": axis, "size": size})
+    return None
+
+
+def _raise(exc: BaseException):
+    raise exc
+
+
+def _apply(name: str, kind: int, block: np.ndarray, checked: Any, upd_axis: int,
+           scalar: Any, kwargs: Dict[str, Any], threads: int, axis: int, *pieces):
+    """One block: its routed pieces in the global order, then ONE core call."""
+    pieces = tuple(p for p in pieces if p is not None and p[0].shape[0])
+    if not pieces:
+        return block
+    local = np.concatenate([p[0] for p in pieces])
+    has_upd = pieces[0][1] is not None
+    cat_axis = upd_axis if kind == 0 else 0
+    upd = np.concatenate([p[1] for p in pieces], axis=cat_axis) if has_upd else scalar
+    if pieces[0][2] is not None and len(pieces) > 1:
+        order = np.argsort(np.concatenate([p[2] for p in pieces]), kind="stable")
+        local = local[order]
+        if has_upd:
+            upd = np.take(upd, order, axis=cat_axis)
+    with _threads_context(threads):
+        if kind == 0:
+            return scatterops.scatter_update(block, local[:, 0], upd, axis, **kwargs)
+        if kind == 1:
+            return scatterops.scatter_nd(block, local, upd, **kwargs)
+        flat = scatterops.scatter_elements(block.reshape(-1), local, upd, 0, **kwargs)
+        return flat.reshape(block.shape)
+
+
+# ----------------------------------------------------------------------------- the graph
+
+def _as_dask_data(data: Any, chunks: Any, name: str):
+    if _is_dask(data):
+        if not (isinstance(chunks, str) and chunks == "auto"):
+            raise TypeError(f"{name}: chunks= applies to a NumPy data; rechunk a dask data "
+                            "with data.rechunk(...)")
+        return data
+    return da.from_array(np.asarray(data), chunks=chunks, name=False)
+
+
+def _numpy_space_chunks(geo: "_Geometry", space_shape: Tuple[int, ...], ddata) -> Tuple[Tuple[int, ...], ...]:
+    """Chunks of the update index space for a NumPy indices: cut along the first dimension
+    only (so the chunks are C-contiguous), each update chunk about one block of data."""
+    if geo.kind == 2:           # only the chunks along axis are read
+        return tuple(da.core.normalize_chunks(max(1, max(ddata.chunks[d])), (s,))[0]
+                     if d == geo.axis else (s,) for d, s in enumerate(space_shape))
+    if not space_shape:
+        return ()
+    block = max(1, int(np.prod([max(c) if c else 1 for c in ddata.chunks], dtype=np.int64)))
+    slice_elems = max(1, int(np.prod([max(c) if c else 1 for d, c in enumerate(
+        geo.update_chunks(tuple((s,) for s in space_shape))) if geo.upd_to_data[d] is not None],
+        dtype=np.int64)))
+    per_row = max(1, int(np.prod(space_shape[1:], dtype=np.int64)))
+    rows = max(1, block // (slice_elems * per_row))
+    return da.core.normalize_chunks((rows,) + space_shape[1:], space_shape)
+
+
+def _aligned(x: Any, shape: Tuple[int, ...], chunks: Tuple[Tuple[int, ...], ...]):
+    """x broadcast to shape, as a dask array with chunks."""
+    if _is_dask(x):
+        if x.shape != shape:
+            x = da.broadcast_to(x, shape)
+        return x.rechunk(chunks)
+    arr = np.asarray(x)
+    if arr.shape != shape:
+        arr = np.broadcast_to(arr, shape)
+    return da.from_array(arr, chunks=chunks, name=False)
+
+
+_EMPTY_CALLS = {   # a valid call with nothing to do: it checks mode= alone
+    "scatter_update": lambda: (np.zeros(1), np.zeros(0, np.intp), np.zeros(0), 0),
+    "scatter_nd": lambda: (np.zeros(1), np.zeros((0, 1), np.intp), np.zeros(0)),
+    "scatter_elements": lambda: (np.zeros(1), np.zeros(0, np.intp), np.zeros(0), 0),
+}
+
+
+def _scatter(name: str, data: Any, indices: Any, updates: Any, axis: Any, reduction: Any,
+             include_self: Any, mode: Any, out: Any, chunks: Any):
+    if out is not None:
+        raise TypeError(f"scatterops.dask.{name}: out= is not supported: a lazy result has "
+                        "no place to write (compute the result, or use scatterops."
+                        f"{name} with out= on NumPy arrays)")
+    kwargs = {"reduction": reduction, "include_self": include_self}
+    # mode= is the core's to check (first, as the core binds it); the stand-in calls use
+    # "raise" so that their out-of-range index stops them before any work
+    _TOP[name](*_EMPTY_CALLS[name](), mode=mode)
+    scalar_updates = not _is_dask(updates) and not isinstance(updates, np.ndarray) and \
+        np.ndim(updates) == 0       # a Python scalar goes to every block call as it is
+    if not _is_dask(indices) and not isinstance(indices, np.ndarray):
+        # lists and tuples: the core words their errors (a tuple of arrays in scatter_nd)
+        _check(name, data, indices, updates, axis, kwargs)
+        indices = np.asarray(indices)
+        if not scalar_updates and not _is_dask(updates):
+            updates = np.asarray(updates)
+    else:
+        if not scalar_updates and not _is_dask(updates):
+            updates = np.asarray(updates)
+        _check(name, data, indices, updates, axis, kwargs)
+
+    ddata = _as_dask_data(data, chunks, name)
+    shape, r = ddata.shape, ddata.ndim
+    ax = 0 if name == "scatter_nd" else operator.index(np.asarray(axis).reshape(-1)[0]) % r
+    kind = _KIND_NAMES.index(name)
+    if kind == 1:
+        k = indices.shape[-1]
+        if k > 0 and _is_dask(indices) and len(indices.chunks[-1]) > 1:
+            indices = indices.rechunk({indices.ndim - 1: -1})
+    geo = _Geometry(name, shape, ddata.chunks, tuple(indices.shape), ax)
+
+    # the index space's chunks: a dask indices keeps its own; a NumPy one is cut along its
+    # first dimension (C-contiguous chunks) into update chunks about the size of a block
+    space_shape = tuple(indices.shape[:-1]) if kind == 1 else tuple(indices.shape)
+    if _is_dask(indices):
+        space_chunks = tuple(indices.chunks[:-1] if kind == 1 else indices.chunks)
+    else:
+        space_chunks = _numpy_space_chunks(geo, space_shape, ddata)
+    if kind == 2:
+        upd_chunks = geo.update_chunks((space_chunks[ax],))
+        idx_chunks = upd_chunks
+    else:
+        upd_chunks = geo.update_chunks(space_chunks)
+        idx_chunks = space_chunks + (((indices.shape[-1],),) if kind == 1 else ())
+    dindices = _aligned(indices, tuple(indices.shape), idx_chunks)
+    dupdates = None if scalar_updates else _aligned(updates, geo.upd_shape, upd_chunks)
+
+    routed = geo.routed
+    nblocks = tuple(ddata.numblocks[d] for d in routed)
+    starts = tuple(_starts(ddata.chunks[d]) for d in routed)
+    sizes = tuple(shape[d] for d in routed)
+    # local indices travel to the blocks: 4 bytes each where a block is small enough
+    largest = max([int(np.prod([max(c) for c in ddata.chunks], dtype=np.int64))] +
+                  [max(ddata.chunks[d]) for d in routed])
+    local_dtype = np.dtype(np.int32 if largest < 2**31 else np.intp)
+    # the chunk width of a routed axis whose chunks are equal but the last, else 0
+    widths = tuple(ddata.chunks[d][0] if len(set(ddata.chunks[d][:-1])) <= 1 and
+                   ddata.chunks[d][-1] <= ddata.chunks[d][0] and ddata.chunks[d][0] > 0
+                   else 0 for d in routed)
+    space_grid = tuple(upd_chunks[d] for d in geo.space_dims) if kind != 2 else ()
+    positions = kind != 2 and not _c_contiguous(space_grid)
+    threads = int(dask.config.get("scatterops.threads-per-task", 1))
+    token = tokenize(name, ddata, dindices, dupdates, updates if scalar_updates else None,
+                     ax, reduction, include_self, mode, threads)
+    out_name = f"{name}-dask-{token}"
+    route_name = f"{name}-route-{token}"
+    piece_name = f"{name}-piece-{token}"
+    err_name = f"{name}-error-{token}"
+    check_name = f"{name}-check-{token}"
+    upd_axis = ax if kind == 0 else 0
+    nspace = len(geo.space_dims)
+
+    dsk: Dict[Any, Any] = {}
+    pieces_of: Dict[Tuple[int, ...], List[Any]] = {}
+    ugrid = [range(len(c)) for c in upd_chunks]
+    idx_offsets = [_starts(c) for c in idx_chunks]
+    eager = not _is_dask(indices)
+    errors: List[Any] = []
+    for ucoord in np.ndindex(*[len(c) for c in upd_chunks]) if all(ugrid) else ():
+        slab = geo.slab(ucoord)
+        icoord = geo.idx_coord(ucoord)
+        block_shapes = None
+        if kind == 2:
+            block_shapes = tuple(np.asarray(ddata.chunks[d], dtype=np.intp) if d == ax
+                                 else ddata.chunks[d][slab[d]] for d in range(r))
+        g = {"idx_offset": tuple(int(idx_offsets[d][c]) for d, c in enumerate(icoord)),
+             "routed": routed, "sizes": sizes, "starts": starts, "nblocks": nblocks,
+             "widths": widths, "local_dtype": local_dtype, "mode": mode,
+             "block_shapes": block_shapes, "axis": ax, "positions": positions,
+             "space_shape": tuple(sum(c) for c in space_grid), "upd_axis": upd_axis,
+             "nspace": nspace}
+        if eager:
+            ichunk = indices[tuple(slice(int(idx_offsets[d][c]), int(idx_offsets[d][c + 1]))
+                                   for d, c in enumerate(icoord))]
+            target, _, error = _locate(kind, ichunk, g)
+            if error is not None:
+                errors.append(error)
+                continue
+            nb = int(np.prod(nblocks, dtype=np.int64))
+            targets = [int(t) for t in np.flatnonzero(np.bincount(target, minlength=nb)[:nb])]
+        else:
+            targets = list(range(int(np.prod(nblocks, dtype=np.int64))))
+        if not targets:
+            continue
+        rkey = (route_name,) + ucoord
+        upd_key = None if dupdates is None else (dupdates.name,) + ucoord
+        dsk[rkey] = (_route, kind, (dindices.name,) + icoord, upd_key, g, targets)
+        if not eager:
+            dsk[(err_name,) + ucoord] = (_pick, rkey, "error")
+            errors.append((err_name,) + ucoord)
+        for t in targets:
+            pkey = (piece_name,) + ucoord + (t,)
+            dsk[pkey] = (_pick, rkey, t)
+            rcoord = np.unravel_index(t, nblocks) if nblocks else ()
+            block = geo.block_of(slab, tuple(int(c) for c in rcoord))
+            pieces_of.setdefault(block, []).append(pkey)
+
+    if eager and errors:
+        first = min(errors, key=lambda e: e[0])
+        exc = _messages.error("index_range", name, {"where": first[0], "value": first[1],
+                                                    "axis": first[2], "size": first[3]})
+        dsk = {(check_name,): (_raise, exc)}
+        check: Any = (check_name,)
+        pieces_of = {}
+    elif eager:
+        check = None
+    else:
+        dsk[(check_name,)] = (_first_error, name) + tuple(errors)
+        check = (check_name,)
+    for bcoord in np.ndindex(*ddata.numblocks):
+        pieces = pieces_of.get(bcoord, [])
+        if not pieces and check is None:
+            dsk[(out_name,) + bcoord] = (ddata.name,) + bcoord          # an alias
+        else:
+            dsk[(out_name,) + bcoord] = (_apply, name, kind, (ddata.name,) + bcoord, check,
+                                         upd_axis, updates if scalar_updates else None,
+                                         kwargs, threads, ax) + tuple(pieces)
+    deps = [ddata, dindices] + ([] if dupdates is None else [dupdates])
+    graph = HighLevelGraph.from_collections(out_name, dsk, dependencies=deps)
+    return da.Array(graph, out_name, chunks=ddata.chunks, dtype=ddata.dtype,
+                    meta=ddata._meta)
+
+
+def scatter_update(data, indices, updates, axis=0, *, reduction="none", include_self=True,
+                   mode="raise", out=None, chunks="auto"):
+    """``scatterops.scatter_update`` on Dask arrays: a lazy array with ``data``'s chunks.
+
+    Same arguments and result bits as the top-level function; ``out=`` is a TypeError and
+    a NumPy ``data`` is cut into ``chunks`` (default ``"auto"``).  See the module docstring
+    for the routing, the graph size and the memory per task."""
+    return _scatter("scatter_update", data, indices, updates, axis, reduction, include_self,
+                    mode, out, chunks)
+
+
+def scatter_nd(data, indices, updates, *, reduction="none", include_self=True, mode="raise",
+               out=None, chunks="auto"):
+    """``scatterops.scatter_nd`` on Dask arrays: a lazy array with ``data``'s chunks.
+
+    Same arguments and result bits as the top-level function; ``out=`` is a TypeError and
+    a NumPy ``data`` is cut into ``chunks`` (default ``"auto"``).  See the module docstring
+    for the routing, the graph size and the memory per task."""
+    return _scatter("scatter_nd", data, indices, updates, 0, reduction, include_self, mode,
+                    out, chunks)
+
+
+def scatter_elements(data, indices, updates, axis=0, *, reduction="none", include_self=True,
+                     mode="raise", out=None, chunks="auto"):
+    """``scatterops.scatter_elements`` on Dask arrays: a lazy array with ``data``'s chunks.
+
+    Same arguments and result bits as the top-level function; ``out=`` is a TypeError and
+    a NumPy ``data`` is cut into ``chunks`` (default ``"auto"``).  See the module docstring
+    for the routing, the graph size and the memory per task."""
+    return _scatter("scatter_elements", data, indices, updates, axis, reduction,
+                    include_self, mode, out, chunks)
