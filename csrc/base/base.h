@@ -79,14 +79,9 @@ typedef struct {
     npy_int64 next_ns;      /* the caller's next check (monotonic clock) */
 } so_poll;
 void so_poll_init(so_poll *poll, int (*check)(void *), void *ctx);
-int so_poll_check(so_poll *poll);
-static inline int
-so_stopped(so_poll *poll)
-{
-    if (poll == NULL) return 0;
-    if (__atomic_load_n(&poll->stop, __ATOMIC_RELAXED)) return 1;
-    return so_poll_check(poll);
-}
+/* a function, not an inline in this header: it runs once a piece, and a header
+ * that calls into its own layer's files would tie them in a circle */
+int so_stopped(so_poll *poll);
 
 /* threads.c: fn on each of the n tasks (size bytes apart from tasks): task 0 on
  * the calling thread, the others on new threads, joined before it returns (a

@@ -62,8 +62,8 @@ so_poll_init(so_poll *poll, int (*check)(void *), void *ctx)
 
 /* The slow half of so_stopped: on the calling thread, when its time has come,
  * run the check. */
-int
-so_poll_check(so_poll *poll)
+static int
+poll_check(so_poll *poll)
 {
     npy_int64 t;
     if (poll->check == NULL || !pthread_equal(pthread_self(), poll->caller)) return 0;
@@ -73,6 +73,14 @@ so_poll_check(so_poll *poll)
     if (!poll->check(poll->ctx)) return 0;
     __atomic_store_n(&poll->stop, 1, __ATOMIC_RELAXED);
     return 1;
+}
+
+int
+so_stopped(so_poll *poll)
+{
+    if (poll == NULL) return 0;
+    if (__atomic_load_n(&poll->stop, __ATOMIC_RELAXED)) return 1;
+    return poll_check(poll);
 }
 
 /* In a child made by fork(): the parent's workers do not exist here, and the

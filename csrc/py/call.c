@@ -417,7 +417,8 @@ so_call_run(so_args *a, int nthreads)
         PyArrayObject *r = fresh_checked(a, kn, nthreads);
         if (r != NULL || PyErr_Occurred()) return (PyObject *)r;
     }
-    if (so_check_indices(a, nthreads) < 0) return NULL;
+    if ((a->nidx < SO_GIL_RELEASE_MIN ? so_args_check_indices(a, nthreads)
+                                       : so_check_indices_long(a, nthreads)) < 0) return NULL;
     so_test_rewrite(a->idx);
 
     if (out == NULL && typed && a->include_self && !a->mean && a->nupd > 0 &&

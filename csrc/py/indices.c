@@ -158,3 +158,19 @@ so_args_check_indices(const so_args *a, int nthreads)
     return pos < 0 ? 0 : bad_index(so_func_names[a->kind], a->kind, a->given_idx, pos, a->data,
                                    a->axis);
 }
+
+/* the check of a long call, without the GIL and stoppable by Ctrl-C */
+int
+so_check_indices_long(const so_args *a, int nthreads)
+{
+    npy_intp bounds[SO_MAXDIMS], pos;
+    int nbounds;
+    so_unlocked u;
+    so_poll *poll;
+    nbounds = so_args_bounds(a, bounds);
+    poll = so_unlock(&u);
+    pos = so_find_bad_index_polled(a->idx, bounds, nbounds, nthreads, poll);
+    if (so_relock(&u) < 0) return -1;
+    /* a bad index: the check that raises its IndexError finds it again */
+    return pos >= 0 ? so_args_check_indices(a, nthreads) : 0;
+}

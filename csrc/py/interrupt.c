@@ -104,21 +104,6 @@ so_note_interrupted(const char *func, int in_place)
     return -1;
 }
 
-int
-so_check_indices_long(const so_args *a, int nthreads)
-{
-    npy_intp bounds[SO_MAXDIMS], pos;
-    int nbounds;
-    so_unlocked u;
-    so_poll *poll;
-    nbounds = so_args_bounds(a, bounds);
-    poll = so_unlock(&u);
-    pos = so_find_bad_index_polled(a->idx, bounds, nbounds, nthreads, poll);
-    if (so_relock(&u) < 0) return -1;
-    /* a bad index: the check that raises its IndexError finds it again */
-    return pos >= 0 ? so_args_check_indices(a, nthreads) : 0;
-}
-
 /* dst = src, slab by slab along the first dim, asking for signals between. */
 int
 so_copy_into(PyArrayObject *dst, PyArrayObject *src)

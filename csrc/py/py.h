@@ -211,17 +211,11 @@ int so_poll_raised(so_unlocked *u);
 /* interrupt.c: an interrupt raised by a call into out (in_place): the
  * exception gets the note that says what out may hold; returns -1 */
 int so_note_interrupted(const char *func, int in_place);
-/* interrupt.c: so_args_check_indices for a long check, without the GIL and
- * stoppable: -1 raised (a bad index, or Ctrl-C), else 0.  so_check_indices
- * chooses, inline: a small call pays no call for the choice (a 4-update
- * in-place add took 161 ns through a call, 153 inline, 157 before the poll). */
+/* indices.c: so_args_check_indices for a long check, without the GIL and
+ * stoppable: -1 raised (a bad index, or Ctrl-C), else 0.  call.c chooses
+ * between the two at the call, inline: a small call pays no call for the
+ * choice (a 4-update in-place add took 161 ns through a call, 153 inline). */
 int so_check_indices_long(const so_args *a, int nthreads);
-static inline int
-so_check_indices(const so_args *a, int nthreads)
-{
-    return a->nidx < SO_GIL_RELEASE_MIN ? so_args_check_indices(a, nthreads)
-                                        : so_check_indices_long(a, nthreads);
-}
 /* interrupt.c: PyArray_CopyInto, a large one in slabs with the signals
  * checked between them */
 int so_copy_into(PyArrayObject *dst, PyArrayObject *src);
