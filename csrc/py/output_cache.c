@@ -12,9 +12,9 @@
  * what ONNX Runtime's arena and OpenVINO's preallocated outputs do.
  *
  * It is a NumPy memory handler (PyDataMem_SetHandler), set only around the
- * allocation of a large output in py/fast.c.  The array records the handler, so it
+ * allocation of a large output in py/call.c.  The array records the handler, so it
  * owns its data as any NumPy array does (resize, owndata, tracemalloc all as
- * usual) and NumPy gives the block back through so_pool_free when the array
+ * usual) and NumPy gives the block back through pool_free when the array
  * dies.  Blocks of SO_OUTPUT_CACHE_MIN bytes or more are 2 MiB aligned and advised for
  * huge pages, like NumPy's own; smaller ones are plain malloc.  At most
  * SO_POOL_SLOTS blocks and so_pool_limit bytes are kept (SCATTEROPS_OUTPUT_CACHE

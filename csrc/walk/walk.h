@@ -33,7 +33,7 @@ struct so_walk {
     int owned;
     npy_intp own_lo, own_hi;
     /* with owned: when not NULL, every index value is checked as it is read
-     * (k == 1, no mask), a bad one sets *bad and is applied as 0 (py/fast.c drops
+     * (k == 1, no mask), a bad one sets *bad and is applied as 0 (py/call.c drops
      * the fresh result then) */
     int *bad;
     /* with owned, one component, no mask: when not NULL, hits[v] counts the
