@@ -413,6 +413,7 @@ so_call_run(so_args *a, int nthreads)
     const so_kernel *kn = &a->kn;
     int typed = a->typed, rc;
 
+    if (so_fold_equal_rows(a) < 0) return NULL;
     if (typed && out == NULL && a->include_self && !a->mean) {
         PyArrayObject *r = fresh_checked(a, kn, nthreads);
         if (r != NULL || PyErr_Occurred()) return (PyObject *)r;

@@ -1,0 +1,115 @@
+/*
+ * py/fold.c: an expanded index written out in full, recognised.
+ *
+ * Graph message passing calls scatter_elements with the row index of each
+ * message repeated across the message's features: indices of shape (E, F)
+ * whose every row holds one value.  Given as a stride-0 view
+ * (np.broadcast_to) the walk sees one destination row per message and applies
+ * it as a block; given materialised, it used to walk E*F scattered elements,
+ * five times slower.  Here one pass over the index (it reads no more than the
+ * bounds check) finds out whether every row along the last dim is constant;
+ * if so the call goes on with a stride-0 view of the first column, so the
+ * materialised index runs the block walk and its bounds check reads each
+ * row's value once.  The values are the same, so are the bits.
+ */
+#include "py/py.h"
+#include "base/nditer.h"
+
+unsigned long so_folded_calls;
+
+/* below this many index values the pass costs more than it can save */
+#define SO_FOLD_MIN ((npy_intp)1 << 12)
+
+/* whether the n items of size isz at r all equal the first (n >= 1) */
+#define ROW_EQUAL(T)                                                                  \
+static int                                                                            \
+row_equal_##T(const char *r, npy_intp n)                                              \
+{                                                                                     \
+    const T *v = (const T *)r;                                                        \
+    const T first = v[0];                                                             \
+    T diff = 0;                                                                       \
+    npy_intp j;                                                                       \
+    for (j = 1; j < n; j++) diff |= (T)(v[j] ^ first);                                \
+    return diff == 0;                                                                 \
+}
+ROW_EQUAL(npy_uint8)
+ROW_EQUAL(npy_uint16)
+ROW_EQUAL(npy_uint32)
+ROW_EQUAL(npy_uint64)
+
+typedef int (*row_equal_fn)(const char *r, npy_intp n);
+
+/* every row (last dim, contiguous) of idx constant */
+static int
+rows_constant(PyArrayObject *idx, row_equal_fn eq)
+{
+    const int nd = PyArray_NDIM(idx);
+    const npy_intp n = PyArray_DIM(idx, nd - 1);
+    const char *base = PyArray_BYTES(idx);
+    npy_intp shape[SO_MAXDIMS], stride[SO_MAXDIMS];
+    npy_intp *strides[1] = {stride};
+    so_nditer it;
+    int d, outer = 0;
+    for (d = 0; d < nd - 1; d++) {
+        outer = so_nd_push(outer, shape, strides, 1, PyArray_DIM(idx, d), &PyArray_STRIDES(idx)[d],
+                           0);
+    }
+    so_nd_init(&it, outer, shape, 1, (const npy_intp *const[]){stride});
+    do {
+        if (!eq(base + it.off[0], n)) return 0;
+    } while (so_nd_next(&it));
+    return 1;
+}
+
+int
+so_fold_equal_rows(so_args *a)
+{
+    PyArrayObject *idx = a->idx, *view;
+    const int nd = PyArray_NDIM(idx);
+    const npy_intp isz = PyArray_ITEMSIZE(idx);
+    npy_intp strides[SO_MAXDIMS];
+    row_equal_fn eq;
+    int d, equal;
+
+    if (a->kind != SO_ELEMENTS || nd < 2 || a->axis == nd - 1 || a->nidx < SO_FOLD_MIN ||
+            PyArray_DIM(idx, nd - 1) < 2 || PyArray_STRIDE(idx, nd - 1) != isz) {
+        return 0;
+    }
+    for (d = 0; d < nd - 1; d++) {
+        if (PyArray_DIM(idx, d) == 0) return 0;
+    }
+    switch (isz) {
+        case 1: eq = row_equal_npy_uint8; break;
+        case 2: eq = row_equal_npy_uint16; break;
+        case 4: eq = row_equal_npy_uint32; break;
+        case 8: eq = row_equal_npy_uint64; break;
+        default: return 0;
+    }
+    /* most indices differ along the row at once: only then the whole pass */
+    if (!eq(PyArray_BYTES(idx), PyArray_DIM(idx, nd - 1))) return 0;
+    if (a->nidx >= SO_GIL_RELEASE_MIN) {
+        Py_BEGIN_ALLOW_THREADS
+        equal = rows_constant(idx, eq);
+        Py_END_ALLOW_THREADS
+    }
+    else {
+        equal = rows_constant(idx, eq);
+    }
+    if (!equal) return 0;
+    memcpy(strides, PyArray_STRIDES(idx), sizeof(npy_intp) * (size_t)nd);
+    strides[nd - 1] = 0;
+    Py_INCREF(PyArray_DESCR(idx));
+    view = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, PyArray_DESCR(idx), nd,
+                                                 PyArray_DIMS(idx), strides, PyArray_BYTES(idx),
+                                                 0, NULL);
+    if (view == NULL) return -1;
+    Py_INCREF(idx);             /* the view's base: a stolen reference */
+    if (PyArray_SetBaseObject(view, (PyObject *)idx) < 0) {
+        Py_DECREF(view);
+        return -1;
+    }
+    a->idx = view;
+    Py_DECREF(idx);
+    so_folded_calls++;
+    return 1;
+}
