@@ -347,7 +347,7 @@ def _apply(name: str, kind: int, block: np.ndarray, checked: Any, upd_axis: int,
     pieces = tuple(p for p in pieces if p is not None and p[0].shape[0])
     if not pieces:
         return block
-    local = np.concatenate([p[0] for p in pieces])
+    local = np.concatenate([p[0] for p in pieces], dtype=np.intp)   # the core's index type
     has_upd = pieces[0][1] is not None
     cat_axis = upd_axis if kind == 0 else 0
     upd = np.concatenate([p[1] for p in pieces], axis=cat_axis) if has_upd else scalar

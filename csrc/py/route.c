@@ -12,6 +12,14 @@
  */
 #include "py/py.h"
 
+/* a function inlined into each of its callers, so that the arguments they give
+ * as constants (the common call's) make a loop of its own */
+#if defined(__GNUC__)
+#define SO_ROUTE_INLINE static inline __attribute__((always_inline))
+#else
+#define SO_ROUTE_INLINE static inline
+#endif
+
 /* What the passes read: n rows of k index components, and how each component
  * maps to a block of its axis.  scatter_elements (elements != 0) has k == 1
  * and writes, instead of the local component, the flat offset in the block. */
@@ -20,8 +28,8 @@ typedef struct {
     npy_intp n, row_stride, col_stride;
     int item, is_unsigned;          /* the index dtype: item size, signedness */
     int k, mode;
-    npy_intp size[SO_MAXDIMS], nblocks[SO_MAXDIMS], width[SO_MAXDIMS];
-    double inv_width[SO_MAXDIMS];   /* 1 / width (0: unequal chunks, a search) */
+    npy_intp size[SO_MAXDIMS], nblocks[SO_MAXDIMS];
+    npy_uint64 recip[SO_MAXDIMS];   /* equal chunks: 2^64 / width, rounded up; 0: search */
     const npy_intp *starts[SO_MAXDIMS];     /* nblocks + 1 block starts */
     int elements;
     const npy_intp *pre_map, *post_map, *axis_len;
@@ -37,32 +45,23 @@ typedef struct {
 } so_payload;
 
 /* the raw 64 bits of one index value (sign-extended for a signed dtype) */
+#define SO_LOAD_INDEX(U, S)                                                        \
+    {                                                                              \
+        U v;                                                                       \
+        memcpy(&v, p, sizeof v);                                                   \
+        return is_unsigned ? (npy_uint64)v : (npy_uint64)(npy_int64)(S)v;         \
+    }
 static inline npy_uint64
 load_index(const char *p, int item, int is_unsigned)
 {
     switch (item) {
-    case 1: {
-        npy_uint8 v;
-        memcpy(&v, p, 1);
-        return is_unsigned ? v : (npy_uint64)(npy_int64)(npy_int8)v;
-    }
-    case 2: {
-        npy_uint16 v;
-        memcpy(&v, p, 2);
-        return is_unsigned ? v : (npy_uint64)(npy_int64)(npy_int16)v;
-    }
-    case 4: {
-        npy_uint32 v;
-        memcpy(&v, p, 4);
-        return is_unsigned ? v : (npy_uint64)(npy_int64)(npy_int32)v;
-    }
-    default: {
-        npy_uint64 v;
-        memcpy(&v, p, 8);
-        return v;
-    }
+    case 1: SO_LOAD_INDEX(npy_uint8, npy_int8)
+    case 2: SO_LOAD_INDEX(npy_uint16, npy_int16)
+    case 4: SO_LOAD_INDEX(npy_uint32, npy_int32)
+    default: SO_LOAD_INDEX(npy_uint64, npy_int64)
     }
 }
+#undef SO_LOAD_INDEX
 
 /* The position in [0, s) of a value on an axis of size s: 0 with *pos set, 1 if
  * mode="drop" skips its update, -1 if it raises (any value outside under
@@ -99,13 +98,12 @@ block_of(const so_route *r, int j, npy_intp pos)
 {
     const npy_intp *st = r->starts[j];
     npy_intp lo = 0, hi = r->nblocks[j] - 1;
-    if (r->width[j]) {              /* equal chunks: a multiplication, then +-1 */
-        npy_intp b = (npy_intp)((double)pos * r->inv_width[j]);
-        if (b > hi) b = hi;
-        while (b > 0 && st[b] > pos) b--;
-        while (b < hi && st[b + 1] <= pos) b++;
-        return b;
+#ifdef __SIZEOF_INT128__
+    if (r->recip[j]) {              /* pos / width, exact while pos * width < 2^64 */
+        npy_intp b = (npy_intp)(((unsigned __int128)(npy_uint64)pos * r->recip[j]) >> 64);
+        return b < hi ? b : hi;
     }
+#endif
     while (lo < hi) {
         npy_intp mid = lo + (hi - lo + 1) / 2;
         if (st[mid] <= pos) lo = mid;
@@ -116,16 +114,16 @@ block_of(const so_route *r, int j, npy_intp pos)
 
 /* Row i: 0 with *t its block (flat over the k routed axes) and local[] its
  * local components; 1 if its update is dropped; -1 if a value raises, *bad the
- * component. */
-static inline int
-locate(const so_route *r, npy_intp i, npy_intp *t, npy_intp *local, int *bad)
+ * component.  k and item are r's, as constants where the caller knows them. */
+SO_ROUTE_INLINE int
+locate(const so_route *r, npy_intp i, npy_intp *t, npy_intp *local, int *bad, int k, int item)
 {
     const char *row = r->idx + i * r->row_stride;
     npy_intp target = 0;
     int j, dropped = 0;
-    for (j = 0; j < r->k; j++) {
+    for (j = 0; j < k; j++) {
         npy_intp pos, b;
-        int st = position(load_index(row + j * r->col_stride, r->item, r->is_unsigned),
+        int st = position(load_index(row + j * r->col_stride, item, r->is_unsigned),
                           r->is_unsigned, r->size[j], r->mode, &pos);
         if (st < 0) {
             *bad = j;
@@ -145,15 +143,16 @@ locate(const so_route *r, npy_intp i, npy_intp *t, npy_intp *local, int *bad)
 
 /* Pass 1: count[t] = the rows of block t.  Returns the rows kept, -1 at the
  * first value that raises (*bad_row, *bad_j), -2 if the poll stopped it. */
-static npy_intp
-count_rows(const so_route *r, npy_intp *count, npy_intp *bad_row, int *bad_j, so_poll *poll)
+SO_ROUTE_INLINE npy_intp
+count_rows(const so_route *r, npy_intp *count, npy_intp *bad_row, int *bad_j, so_poll *poll,
+           int k, int item)
 {
     npy_intp local[SO_MAXDIMS], kept = 0, i0, i, t;
     for (i0 = 0; i0 < r->n; i0 += SO_PIECE) {
         const npy_intp end = i0 + SO_PIECE < r->n ? i0 + SO_PIECE : r->n;
         if (so_stopped(poll)) return -2;
         for (i = i0; i < end; i++) {
-            int st = locate(r, i, &t, local, bad_j);
+            int st = locate(r, i, &t, local, bad_j, k, item);
             if (st < 0) {
                 *bad_row = i;
                 return -1;
@@ -184,22 +183,22 @@ copy_item(char *dst, const char *src, npy_intp item)
  * components, or the flat offset in the block) into local_out (int32 if
  * narrow, else intp), its rows of each payload into that payload's out.
  * Returns 0, or -2 if the poll stopped it. */
-static int
+SO_ROUTE_INLINE int
 place_rows(const so_route *r, npy_intp *next, char *local_out, int narrow,
-           const so_payload *pay, int npay, npy_intp kept, so_poll *poll)
+           const so_payload *pay, int npay, npy_intp kept, so_poll *poll, int k, int item,
+           int elements)
 {
     npy_intp local[SO_MAXDIMS], i0, i, t, p = 0, a = 0, q = 0;
-    const npy_intp lsize = narrow ? 4 : (npy_intp)sizeof(npy_intp);
-    const npy_intp lrow = r->elements ? 1 : r->k;
+    const npy_intp lrow = elements ? 1 : k;
     int bad, m, j;
     for (i0 = 0; i0 < r->n; i0 += SO_PIECE) {
         const npy_intp end = i0 + SO_PIECE < r->n ? i0 + SO_PIECE : r->n;
         if (so_stopped(poll)) return -2;
         for (i = i0; i < end; i++) {
             npy_intp d, e, pp, qq;
-            int st = locate(r, i, &t, local, &bad);
+            int st = locate(r, i, &t, local, &bad, k, item);
             npy_intp ep = p, eq = q;        /* scatter_elements: (p, a, q) is row i */
-            if (r->elements && ++q == r->npost) {
+            if (elements && ++q == r->npost) {
                 q = 0;
                 if (++a == r->naxis) {
                     a = 0;
@@ -208,19 +207,13 @@ place_rows(const so_route *r, npy_intp *next, char *local_out, int narrow,
             }
             if (st != 0) continue;          /* dropped (none raise: pass 1 saw them) */
             d = next[t]++;
-            if (r->elements) {
+            if (elements) {
                 local[0] = (r->pre_map[ep] * r->axis_len[t] + local[0]) * r->block_post +
                            r->post_map[eq];
             }
-            for (j = 0; j < lrow; j++) {
-                char *dst = local_out + (d * lrow + j) * lsize;
-                if (narrow) {
-                    npy_int32 v = (npy_int32)local[j];
-                    memcpy(dst, &v, 4);
-                }
-                else {
-                    memcpy(dst, &local[j], sizeof(npy_intp));
-                }
+            for (j = 0; j < lrow; j++) {    /* (local_out is fresh, aligned) */
+                if (narrow) ((npy_int32 *)local_out)[d * lrow + j] = (npy_int32)local[j];
+                else ((npy_intp *)local_out)[d * lrow + j] = local[j];
             }
             for (m = 0; m < npay; m++) {
                 const so_payload *y = &pay[m];
@@ -239,6 +232,27 @@ place_rows(const so_route *r, npy_intp *next, char *local_out, int narrow,
         }
     }
     return 0;
+}
+
+/* The passes for any call, and for the common one (one 8-byte index component,
+ * one payload of single items, int32 local indices) a loop of their own. */
+static npy_intp
+count_any(const so_route *r, npy_intp *count, npy_intp *bad_row, int *bad_j, so_poll *poll)
+{
+    if (r->k == 1 && r->item == 8) return count_rows(r, count, bad_row, bad_j, poll, 1, 8);
+    return count_rows(r, count, bad_row, bad_j, poll, r->k, r->item);
+}
+
+static int
+place_any(const so_route *r, npy_intp *next, char *local_out, int narrow,
+          const so_payload *pay, int npay, npy_intp kept, so_poll *poll)
+{
+    if (r->k == 1 && r->item == 8 && !r->elements && narrow && npay == 1 &&
+            pay[0].pre == 1 && pay[0].post == 1) {
+        return place_rows(r, next, local_out, 1, pay, 1, kept, poll, 1, 8, 0);
+    }
+    return place_rows(r, next, local_out, narrow, pay, npay, kept, poll, r->k, r->item,
+                      r->elements);
 }
 
 /* an intp array from o: 1-d, contiguous, of length n (n < 0: any), or NULL
@@ -267,10 +281,7 @@ read_axes(so_route *r, PyObject *sizes, PyObject *starts, PyArrayObject **keep,
         npy_intp b, nb, w;
         const npy_intp *st;
         r->size[j] = PyLong_AsSsize_t(PyTuple_GET_ITEM(sizes, j));
-        if (r->size[j] < 0) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "route: negative size");
-            return -1;
-        }
+        if (PyErr_Occurred()) return -1;
         keep[j] = intp_vector(PyTuple_GET_ITEM(starts, j), -1, "starts");
         if (keep[j] == NULL) return -1;
         st = (const npy_intp *)PyArray_DATA(keep[j]);
@@ -290,8 +301,8 @@ read_axes(so_route *r, PyObject *sizes, PyObject *starts, PyArrayObject **keep,
         }
         r->starts[j] = st;
         r->nblocks[j] = nb;
-        r->width[j] = w;
-        r->inv_width[j] = w ? 1.0 / (double)w : 0.0;
+        r->recip[j] = w > 1 && (npy_uint64)r->size[j] <= NPY_MAX_UINT64 / (npy_uint64)w
+                          ? NPY_MAX_UINT64 / (npy_uint64)w + 1 : 0;
         if (*ntargets > NPY_MAX_INT32 / nb) {
             PyErr_SetString(PyExc_ValueError, "route: more than 2**31 blocks");
             return -1;
@@ -424,14 +435,12 @@ so_py_route(PyObject *self, PyObject *args)
     }
     if (read_axes(&r, sizes, starts, keep, &ntargets) < 0) goto done;
     if (elements != Py_None && local_dtype != Py_None &&
-            read_elements(&r, elements, keep + r.k) < 0) {
-        goto done;
-    }
+            read_elements(&r, elements, keep + r.k) < 0) goto done;
     counts = (PyArrayObject *)PyArray_ZEROS(1, &ntargets, NPY_INTP, 0);
     if (counts == NULL) goto done;
 
     (void)so_unlock(&u);
-    kept = count_rows(&r, (npy_intp *)PyArray_DATA(counts), &bad_row, &bad_j, &u.poll);
+    kept = count_any(&r, (npy_intp *)PyArray_DATA(counts), &bad_row, &bad_j, &u.poll);
     if (so_relock(&u) < 0) goto done;
     if (kept == -1) {
         const npy_uint64 raw = load_index(r.idx + bad_row * r.row_stride + bad_j * r.col_stride,
@@ -444,7 +453,7 @@ so_py_route(PyObject *self, PyObject *args)
         }
         goto done;
     }
-    if (local_dtype == Py_None) {
+    if (local_dtype == Py_None) {           /* count only */
         result = Py_BuildValue("(OOOO)", Py_None, counts, Py_None, Py_None);
         goto done;
     }
@@ -467,23 +476,17 @@ so_py_route(PyObject *self, PyObject *args)
         ldims[0] += ((npy_intp *)PyArray_DATA(counts))[t];
     }
     (void)so_unlock(&u);
-    stopped = place_rows(&r, next, PyArray_BYTES(local), narrow, pay, npay, kept, &u.poll);
-    if (so_relock(&u) < 0 || stopped) {
-        /* stopped part way: the object references copied are not the outputs' own */
-        for (j = 0; j < npay; j++) {
-            PyArrayObject *out = (PyArrayObject *)PyTuple_GET_ITEM(outs, j);
-            if (PyDataType_REFCHK(PyArray_DESCR(out))) {
-                memset(PyArray_BYTES(out), 0, (size_t)PyArray_NBYTES(out));
-            }
-        }
-        goto done;
-    }
-    /* the object references copied without the GIL are the outputs' own now */
+    stopped = place_any(&r, next, PyArray_BYTES(local), narrow, pay, npay, kept, &u.poll);
+    stopped = so_relock(&u) < 0 || stopped;
+    /* the object references copied without the GIL become the outputs' own, or
+     * are forgotten if the pass stopped part way */
     for (j = 0; j < npay; j++) {
         PyArrayObject *out = (PyArrayObject *)PyTuple_GET_ITEM(outs, j);
-        if (PyDataType_REFCHK(PyArray_DESCR(out)) && PyArray_INCREF(out) < 0) goto done;
+        if (!PyDataType_REFCHK(PyArray_DESCR(out))) continue;
+        if (stopped) memset(PyArray_BYTES(out), 0, (size_t)PyArray_NBYTES(out));
+        else PyArray_INCREF(out);
     }
-    result = Py_BuildValue("(OOOO)", Py_None, counts, local, outs);
+    if (!stopped) result = Py_BuildValue("(OOOO)", Py_None, counts, local, outs);
 done:
     for (j = 0; j < SO_MAXDIMS + 3; j++) Py_XDECREF(keep[j]);
     Py_XDECREF(counts);
