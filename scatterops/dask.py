@@ -11,9 +11,11 @@ How it runs (docs/contract.md, "scatterops.dask", says the same for users):
   dimensions that follow a dimension of ``data`` have ``data``'s chunks there; ``indices``
   keeps its chunks along the update index space (``scatter_nd``: one chunk along the
   tuple dimension; ``scatter_elements``: ``data``'s chunks on every axis but ``axis``).
-* **Routing** (one task per chunk of ``updates``): the index values of the chunk are
-  checked and turned into a block of ``data`` and an index local to that block; the
-  updates are split by block, each piece in its own C order.
+* **Routing** (one task per chunk of ``updates``): ``_core.route`` (csrc/py/route.c) checks
+  the index values of the chunk in their own dtype and turns each into a block of ``data``
+  and an index local to that block; the chunk's local indices and updates are grouped by
+  block in a stable counting sort (two passes, without the GIL), each piece in the chunk's
+  C order.
 * **Apply** (one task per block of ``data``): the pieces routed to the block are put in
   the global C order of the update index space (concatenated in update-chunk order, or
   merged by global position when the chunking of the update index space is not
@@ -39,9 +41,10 @@ axes -- ``axis`` for ``scatter_update`` / ``scatter_elements``, the first k axes
   (update chunk, block) pairs that do: the routing is computed once at call time
   to find them.
 
-Memory: a routing task holds one chunk of ``indices`` and ``updates`` and its split (about
-twice the chunk); an apply task holds its block, the pieces routed to it, their
-concatenation and the result (about two blocks plus twice the pieces).
+Memory: a routing task holds one chunk of ``indices`` and ``updates`` and its grouped copy
+(the local indices, int32 while a block has fewer than 2**31 elements, and the updates: 8
+bytes an update for float32); an apply task holds its block, the pieces routed to it, their
+concatenation (the local indices as intp, the core's index type) and the result.
 
 Threads: each task's core call runs on the task's own thread (``scatterops.threads(1)``).
 A user opts into more threads per task with the Dask config key
