@@ -159,29 +159,20 @@ def _same(got, want):
 # ----------------------------------------------------------------------------- the properties
 
 @given(route_calls())
-def test_route_groups_by_block_as_a_stable_sort_does(c):
+def test_route_groups_by_block_as_a_stable_sort_does_and_counting_only_agrees(c):
     error, counts, local, grouped = _run(c, c["local_dtype"])
     want_error, want_counts, want_local, want_grouped = reference_route(
         c["rows"], c["sizes"], c["starts"], c["mode"], c["payloads"], c["elements"])
-    assert error == want_error
+    counted = _run(c)                       # counting only: the same counts, or error
+    assert error == want_error == counted[0] and counted[2] is None and counted[3] is None
     if want_error is not None:
-        assert counts is None and local is None and grouped is None
+        assert counts is None and local is None and grouped is None and counted[1] is None
         return
-    assert counts.tolist() == want_counts.tolist()
+    assert counts.tolist() == want_counts.tolist() == counted[1].tolist()
     _same(local, want_local.astype(c["local_dtype"]))
     assert len(grouped) == len(want_grouped)
     for g, w in zip(grouped, want_grouped):
         _same(g, w)
-
-
-@given(route_calls())
-def test_counting_only_gives_the_same_counts_and_error(c):
-    got = _run(c)
-    error, counts, _, _ = _run(c, c["local_dtype"])
-    assert got[0] == error and got[2] is None and got[3] is None
-    assert (got[1] is None) == (counts is None)
-    if counts is not None:
-        assert got[1].tolist() == counts.tolist()
 
 
 def test_large_equal_blocks_use_the_exact_division_at_every_boundary():
