@@ -11,9 +11,11 @@ How it runs (docs/contract.md, "scatterops.dask", says the same for users):
   dimensions that follow a dimension of ``data`` have ``data``'s chunks there; ``indices``
   keeps its chunks along the update index space (``scatter_nd``: one chunk along the
   tuple dimension; ``scatter_elements``: ``data``'s chunks on every axis but ``axis``).
-* **Routing** (one task per chunk of ``updates``): the index values of the chunk are
-  checked and turned into a block of ``data`` and an index local to that block; the
-  updates are split by block, each piece in its own C order.
+* **Routing** (one task per chunk of ``updates``): ``_core.route`` (csrc/py/route.c) checks
+  the index values of the chunk in their own dtype and turns each into a block of ``data``
+  and an index local to that block; the chunk's local indices and updates are grouped by
+  block in a stable counting sort (two passes, without the GIL), each piece in the chunk's
+  C order.
 * **Apply** (one task per block of ``data``): the pieces routed to the block are put in
   the global C order of the update index space (concatenated in update-chunk order, or
   merged by global position when the chunking of the update index space is not
@@ -39,9 +41,10 @@ axes -- ``axis`` for ``scatter_update`` / ``scatter_elements``, the first k axes
   (update chunk, block) pairs that do: the routing is computed once at call time
   to find them.
 
-Memory: a routing task holds one chunk of ``indices`` and ``updates`` and its split (about
-twice the chunk); an apply task holds its block, the pieces routed to it, their
-concatenation and the result (about two blocks plus twice the pieces).
+Memory: a routing task holds one chunk of ``indices`` and ``updates`` and its grouped copy
+(the local indices, int32 while a block has fewer than 2**31 elements, and the updates: 8
+bytes an update for float32); an apply task holds its block, the pieces routed to it, their
+concatenation (the local indices as intp, the core's index type) and the result.
 
 Threads: each task's core call runs on the task's own thread (``scatterops.threads(1)``).
 A user opts into more threads per task with the Dask config key
@@ -68,7 +71,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
                       f"(import failed: {exc})") from exc
 
 import scatterops
-from . import _messages
+from . import _core, _messages
 
 __all__ = ["scatter_update", "scatter_nd", "scatter_elements"]
 
@@ -232,116 +235,93 @@ class _Geometry:
 
 # ----------------------------------------------------------------------------- tasks
 
-def _locate(kind: int, idx: np.ndarray, geo: Dict[str, Any]):
-    """The index values of one chunk of indices: the routed block of each update (a flat
-    number over the routed axes), its local index (a row of k components, or for
-    ``scatter_elements`` a flat offset in its block), and the first bad value in C order."""
-    routed, sizes, starts, nblocks = geo["routed"], geo["sizes"], geo["starts"], geo["nblocks"]
-    k = len(routed)
+_MODES = ("raise", "wrap", "clip", "drop")      # the core's SO_MODE_* numbers
+
+
+def _prod(shape: Sequence[int]) -> int:
+    return int(np.prod(shape, dtype=np.int64))
+
+
+def _block_offsets(chunk_shape: Tuple[int, ...], block_shape: Tuple[int, ...]) -> np.ndarray:
+    """The flat offset in a block of each position of a chunk that starts where the block
+    starts (the chunk may be smaller), in C order of the chunk."""
+    if not chunk_shape:
+        return np.zeros(1, np.intp)
+    coords = np.indices(chunk_shape, dtype=np.intp).reshape(len(chunk_shape), -1)
+    return np.ravel_multi_index(tuple(coords), block_shape).astype(np.intp, copy=False)
+
+
+def _locate(kind: int, idx: np.ndarray, geo: Dict[str, Any], payloads: Tuple[Any, ...] = (),
+            count_only: bool = False):
+    """Route one chunk of indices in C (``_core.route``, csrc/py/route.c): each value
+    checked and mapped by ``mode=``, the rows (index tuples) grouped by the block they land
+    in -- a flat number over the routed axes --, each group in the chunk's C order, with
+    their local index (a row of k components, or for ``scatter_elements`` a flat offset in
+    the block) and the rows of each payload ((pre, n, post) arrays) in the same order.
+
+    Returns (counts per block, local, grouped payloads, None), or (None, None, None, error)
+    for the first bad value in C order of indices."""
     space = idx.shape[:-1] if kind == 1 else idx.shape
-    n = int(np.prod(space, dtype=np.int64))
-    flat = idx.reshape(n, k) if kind == 1 else idx.reshape(n, 1)
-    local = np.empty((n, k), dtype=geo["local_dtype"])
-    target = np.zeros(n, dtype=np.intp)
-    mode = geo["mode"]
-    # the components whose values outside raise: all under "raise"; under "wrap" and "clip"
-    # those of an axis of size 0 (nothing to wrap or clip to); under "drop" none
-    reported = [mode == "raise" or (mode != "drop" and s == 0) for s in sizes]
-    keep = None
-    for j in range(k):
-        column = flat[:, j]
-        s = sizes[j]
-        if n and (column.min() < -s or column.max() >= s):
-            if reported[j]:     # the first bad value in C order of indices
-                bad_all = ((flat < -np.array(sizes)) | (flat >= np.array(sizes))) & \
-                    np.array(reported)
-                first = int(np.argmax(bad_all.reshape(-1)))
-                row, j = divmod(first, k)
-                where = tuple(int(w) + o for w, o in zip(np.unravel_index(row, space),
-                                                         geo["idx_offset"]))
-                if kind == 1:
-                    where += (j,)
-                error = (where, flat.reshape(-1)[first].item(),
-                         j if kind == 1 else routed[0], int(sizes[j]))
-                return target, local, error
-            if mode == "wrap":
-                column = np.mod(column, s)
-            elif mode == "clip":
-                column = np.minimum(column, s - 1) if column.dtype.kind == "u" else \
-                    np.clip(column, -s, s - 1)
-            else:               # drop: the update goes to no block (target ntargets)
-                inside = (column >= -s) & (column < s)
-                keep = inside if keep is None else keep & inside
-                column = np.where(inside, column, 0)
-        v = np.asarray(column, dtype=np.intp)
-        if n and v.min() < 0:
-            v = np.where(v < 0, v + s, v)
-        width = geo["widths"][j]
-        if width:           # equal chunks (the last one may be shorter): a division
-            bid = v // width
-        else:
-            bid = np.searchsorted(starts[j], v, side="right") - 1
-        np.subtract(v, starts[j][bid], out=local[:, j], casting="unsafe")
-        target = bid if k == 1 else target * nblocks[j] + bid
-    if kind == 2:
+    n = _prod(space)
+    k = idx.shape[-1] if kind == 1 else 1
+    rows = idx.reshape(n, k)
+    if not rows.dtype.isnative:
+        rows = rows.astype(rows.dtype.newbyteorder("="))
+    elements = None
+    if kind == 2 and not count_only:
         # the flat offset of each update in its block: on the axes but axis, the update
         # chunk starts where its block starts, so its coordinates there are its position
-        shapes = geo["block_shapes"]
-        pos = np.indices(idx.shape, dtype=np.intp).reshape(idx.ndim, n)
-        flat_local = np.zeros(n, dtype=np.intp)
-        for d in range(idx.ndim):
-            if d == geo["axis"]:
-                flat_local = flat_local * shapes[d][np.minimum(target, len(shapes[d]) - 1)] + \
-                    local[:, 0]
-            else:
-                flat_local = flat_local * shapes[d] + pos[d]
-        local = flat_local.astype(geo["local_dtype"], copy=False)
-    if keep is not None:
-        target = np.where(keep, target, int(np.prod(nblocks, dtype=np.int64)))
-    return target, local, None
+        ax, shapes = geo["axis"], geo["block_shapes"]
+        elements = (_block_offsets(idx.shape[:ax], shapes[:ax]), idx.shape[ax],
+                    _block_offsets(idx.shape[ax + 1:], shapes[ax + 1:]), shapes[ax],
+                    _prod(shapes[ax + 1:]))
+    error, counts, local, grouped = _core.route(
+        rows, geo["sizes"], geo["starts"], _MODES.index(geo["mode"]),
+        None if count_only else geo["local_dtype"], payloads, elements)
+    if error is None:
+        return counts, local, grouped, None
+    row, j, value = error
+    where = tuple(int(w) + o for w, o in zip(np.unravel_index(row, space), geo["idx_offset"]))
+    if kind == 1:
+        where += (j,)
+    return None, None, None, (where, value, j if kind == 1 else geo["routed"][0],
+                              int(geo["sizes"][j]))
 
 
 def _route(kind: int, idx: np.ndarray, upd: Any, geo: Dict[str, Any], targets: Sequence[int]):
     """Split one chunk of updates by the block it goes to: {target: piece} plus "error".
 
     A piece is (local indices, updates, global positions or None), in the chunk's C order."""
-    target, local, error = _locate(kind, idx, geo)
+    space = idx.shape[:-1] if kind == 1 else idx.shape
+    n = _prod(space)
+    upd_axis, nspace = geo["upd_axis"], geo["nspace"]
+    payloads = []
+    if upd is not None:          # as (pre, n, post): the rows an index tuple carries
+        lead = upd.shape[:upd_axis] if kind == 0 else ()
+        tail = upd.shape[upd_axis + nspace:] if kind == 0 else \
+            upd.shape[geo["nspace"]:] if kind == 1 else ()
+        payloads.append(upd.reshape(_prod(lead), n, _prod(tail)))
+    if geo["positions"]:
+        pos = np.indices(space, dtype=np.intp).reshape(len(space), -1)
+        gpos = tuple(pos[d] + geo["idx_offset"][d] for d in range(len(space)))
+        positions = np.ravel_multi_index(gpos, geo["space_shape"]) if gpos else \
+            np.zeros(n, np.intp)
+        payloads.append(positions.astype(np.intp, copy=False).reshape(1, n, 1))
+    counts, local, grouped, error = _locate(kind, idx, geo, tuple(payloads))
     out: Dict[Any, Any] = {"error": error}
     if error is not None:
         return out
-    n = target.shape[0]
-    ntargets = int(np.prod(geo["nblocks"], dtype=np.int64)) + 1    # + dropped updates
-    key = target.astype(np.uint8 if ntargets <= 256 else np.uint16 if ntargets <= 65536
-                        else np.intp)
-    order = np.argsort(key, kind="stable")              # a radix sort for small keys
-    counts = np.bincount(target, minlength=ntargets)
     ends = np.cumsum(counts)
-    local_sorted = local[order]
-    positions = None
-    if geo["positions"]:
-        space = idx.shape[:-1] if kind == 1 else idx.shape
-        pos = np.indices(space, dtype=np.intp).reshape(len(space), -1)
-        gpos = [pos[d] + geo["idx_offset"][d] for d in range(len(space))]
-        positions = np.ravel_multi_index(gpos, geo["space_shape"])[order] if gpos else \
-            np.zeros(n, np.intp)
-    upd_axis = geo["upd_axis"]
-    if upd is not None:
-        if kind == 0:
-            shape = upd.shape[:upd_axis] + (n,) + upd.shape[upd_axis + geo["nspace"]:]
-            upd_sorted = np.take(upd.reshape(shape), order, axis=upd_axis)
-        elif kind == 1:
-            upd_sorted = upd.reshape((n,) + upd.shape[geo["nspace"]:])[order]
-        else:
-            upd_sorted = upd.reshape(-1)[order]
     for t in targets:
         lo, hi = int(ends[t] - counts[t]), int(ends[t])
-        piece_upd = None
+        piece_upd = piece_pos = None
         if upd is not None:
-            sl = [slice(None)] * upd_sorted.ndim
-            sl[upd_axis if kind == 0 else 0] = slice(lo, hi)
-            piece_upd = upd_sorted[tuple(sl)]
-        out[t] = (local_sorted[lo:hi], piece_upd,
-                  None if positions is None else positions[lo:hi])
+            g = grouped[0][:, lo:hi]
+            piece_upd = g.reshape(lead + (hi - lo,) + tail) if kind == 0 else \
+                g.reshape((hi - lo,) + tail)
+        if geo["positions"]:
+            piece_pos = grouped[-1][0, lo:hi, 0]
+        out[t] = (local[lo:hi], piece_upd, piece_pos)
     return out
 
 
@@ -370,7 +350,7 @@ def _apply(name: str, kind: int, block: np.ndarray, checked: Any, upd_axis: int,
     pieces = tuple(p for p in pieces if p is not None and p[0].shape[0])
     if not pieces:
         return block
-    local = np.concatenate([p[0] for p in pieces])
+    local = np.concatenate([p[0] for p in pieces], dtype=np.intp)   # the core's index type
     has_upd = pieces[0][1] is not None
     cat_axis = upd_axis if kind == 0 else 0
     upd = np.concatenate([p[1] for p in pieces], axis=cat_axis) if has_upd else scalar
@@ -492,10 +472,6 @@ def _scatter(name: str, data: Any, indices: Any, updates: Any, axis: Any, reduct
     largest = max([int(np.prod([max(c) for c in ddata.chunks], dtype=np.int64))] +
                   [max(ddata.chunks[d]) for d in routed])
     local_dtype = np.dtype(np.int32 if largest < 2**31 else np.intp)
-    # the chunk width of a routed axis whose chunks are equal but the last, else 0
-    widths = tuple(ddata.chunks[d][0] if len(set(ddata.chunks[d][:-1])) <= 1 and
-                   ddata.chunks[d][-1] <= ddata.chunks[d][0] and ddata.chunks[d][0] > 0
-                   else 0 for d in routed)
     space_grid = tuple(upd_chunks[d] for d in geo.space_dims) if kind != 2 else ()
     positions = kind != 2 and not _c_contiguous(space_grid)
     threads = int(dask.config.get("scatterops.threads-per-task", 1))
@@ -523,20 +499,19 @@ def _scatter(name: str, data: Any, indices: Any, updates: Any, axis: Any, reduct
             block_shapes = tuple(np.asarray(ddata.chunks[d], dtype=np.intp) if d == ax
                                  else ddata.chunks[d][slab[d]] for d in range(r))
         g = {"idx_offset": tuple(int(idx_offsets[d][c]) for d, c in enumerate(icoord)),
-             "routed": routed, "sizes": sizes, "starts": starts, "nblocks": nblocks,
-             "widths": widths, "local_dtype": local_dtype, "mode": mode,
+             "routed": routed, "sizes": sizes, "starts": starts,
+             "local_dtype": local_dtype, "mode": mode,
              "block_shapes": block_shapes, "axis": ax, "positions": positions,
              "space_shape": tuple(sum(c) for c in space_grid), "upd_axis": upd_axis,
              "nspace": nspace}
         if eager:
             ichunk = indices[tuple(slice(int(idx_offsets[d][c]), int(idx_offsets[d][c + 1]))
                                    for d, c in enumerate(icoord))]
-            target, _, error = _locate(kind, ichunk, g)
+            counts, _, _, error = _locate(kind, ichunk, g, count_only=True)
             if error is not None:
                 errors.append(error)
                 continue
-            nb = int(np.prod(nblocks, dtype=np.int64))
-            targets = [int(t) for t in np.flatnonzero(np.bincount(target, minlength=nb)[:nb])]
+            targets = [int(t) for t in np.flatnonzero(counts)]
         else:
             targets = list(range(int(np.prod(nblocks, dtype=np.int64))))
         if not targets:

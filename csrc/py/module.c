@@ -68,6 +68,9 @@ static PyMethodDef so_methods[] = {
      "copy(a, /)\n--\n\nA C-ordered copy of the ndarray a (large ones in the output cache's memory)."},
     {"at_offsets", so_py_at_offsets, METH_VARARGS,
      "at_offsets(arrays, sizes, steps, shape, /)\n--\n\nscatterops.at: the element offsets a tuple of index arrays addresses (at_offsets.c)."},
+    {"route", so_py_route, METH_VARARGS,
+     "route(indices, sizes, starts, mode, local_dtype, payloads, elements, /)\n--\n\n"
+     "scatterops.dask: one chunk's updates grouped by the block they land in (route.c)."},
     {"output_cache_info", so_output_cache_info, METH_NOARGS,
      "output_cache_info()\n--\n\nThe cache of freed output blocks: limit, blocks, bytes, hits, misses."},
     {NULL, NULL, 0, NULL}

@@ -226,6 +226,10 @@ int so_check_indices_long(const so_args *a, int nthreads);
 int so_copy_into(PyArrayObject *dst, PyArrayObject *src);
 /* at_offsets.c: _core.at_offsets(arrays, sizes, steps, shape), for scatterops.at */
 PyObject *so_py_at_offsets(PyObject *self, PyObject *args);
+/* route.c: _core.route(indices, sizes, starts, mode, local_dtype, payloads,
+ * elements), scatterops.dask's routing of a chunk of updates to the blocks of
+ * data: a stable counting sort by block, without the GIL */
+PyObject *so_py_route(PyObject *self, PyObject *args);
 
 /* convert.c: the byte range of an array's elements overlaps the other's
  * (NumPy's may_share_memory) */
