@@ -7,7 +7,7 @@
  * Usage: scatter_model N_UPDATES OUT_SIZE REPEATS
  * For each variant, the median over REPEATS runs of one pass over N_UPDATES
  * random indices into OUT_SIZE floats:
- *   loop64        for i: o[ix[i]] += u[i]      (what numba's @njit loop does)
+ *   loop64        for i: o[ix[i]] += u[i], negatives from the end (numba's @njit loop)
  *   loop32        the same loop reading int32 indices
  *   check64       min/max of the int64 indices, in chunks (vectorised)
  *   check32       the same over int32 indices
@@ -16,6 +16,12 @@
  *   fused64       one pass: each chunk's min/max, then that chunk's updates with a
  *                 clamped index (out of place: a bad index drops the fresh result)
  *   clamp64       the loop with each index wrapped and clamped into [0, size)
+ *   staged64      one pass by chunks of STAGE: the chunk's indices checked, wrapped and
+ *                 clamped into a buffer in L1 (vectorised), then the plain loop over
+ *                 the buffer (out of place: the check fused, no clamp in the loop)
+ *   staged32      the same reading int32 indices
+ *   check+staged64  the whole check first, then staged64 (in place)
+ *   check+staged32  the same with int32 indices
  */
 #define _POSIX_C_SOURCE 199309L
 #include <stdint.h>
@@ -41,11 +47,16 @@ cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* a negative index counts from the end, as in numba (its wraparound) */
 #define LOOP(NAME, IT)                                                            \
 __attribute__((noinline)) static void                                             \
-NAME(float *restrict o, const IT *restrict ix, const float *restrict u, int64_t n)\
+NAME(float *restrict o, const IT *restrict ix, const float *restrict u, int64_t n,\
+     int64_t size)                                                                \
 {                                                                                 \
-    for (int64_t i = 0; i < n; i++) o[ix[i]] += u[i];                             \
+    for (int64_t i = 0; i < n; i++) {                                             \
+        int64_t j = ix[i];                                                        \
+        o[j + ((j >> 63) & size)] += u[i];                                        \
+    }                                                                             \
 }
 LOOP(loop64, int64_t)
 LOOP(loop32, int32_t)
@@ -97,6 +108,42 @@ fused64(float *restrict o, const int64_t *restrict ix, const float *restrict u, 
     return ok;
 }
 
+#define STAGE 512
+
+/* the chunk's indices wrapped and clamped into buf; 0 if one was outside */
+#define STAGE_FILL(NAME, IT)                                                      \
+static inline int                                                                 \
+NAME(const IT *restrict ix, int64_t n, int64_t size, int64_t *restrict buf)      \
+{                                                                                 \
+    int bad = 0;                                                                  \
+    for (int64_t i = 0; i < n; i++) {                                             \
+        int64_t v = ix[i];                                                        \
+        bad |= (uint64_t)v + (uint64_t)size >= 2 * (uint64_t)size;                \
+        v += v < 0 ? size : 0;                                                    \
+        buf[i] = (uint64_t)v < (uint64_t)size ? v : 0;                            \
+    }                                                                             \
+    return !bad;                                                                  \
+}
+STAGE_FILL(fill64, int64_t)
+STAGE_FILL(fill32, int32_t)
+
+#define STAGED(NAME, FILL, IT)                                                    \
+__attribute__((noinline)) static int                                              \
+NAME(float *restrict o, const IT *restrict ix, const float *restrict u, int64_t n,\
+     int64_t size)                                                                \
+{                                                                                 \
+    int64_t buf[STAGE];                                                           \
+    int ok = 1;                                                                   \
+    for (int64_t c = 0; c < n; c += STAGE) {                                      \
+        int64_t m = n - c < STAGE ? n - c : STAGE;                                \
+        ok &= FILL(ix + c, m, size, buf);                                         \
+        for (int64_t i = 0; i < m; i++) o[buf[i]] += u[c + i];                    \
+    }                                                                             \
+    return ok;                                                                    \
+}
+STAGED(staged64, fill64, int64_t)
+STAGED(staged32, fill32, int32_t)
+
 int
 main(int argc, char **argv)
 {
@@ -108,7 +155,8 @@ main(int argc, char **argv)
     float *u = malloc(sizeof *u * (size_t)n), *o = calloc((size_t)size, sizeof *o);
     double *t = malloc(sizeof *t * (size_t)reps);
     const char *names[] = {"loop64", "loop32", "check64", "check32", "check+loop64",
-                           "check+loop32", "fused64", "clamp64"};
+                           "check+loop32", "fused64", "clamp64", "staged64", "staged32",
+                           "check+staged64", "check+staged32"};
     uint64_t s = 88172645463325252ull;
     volatile int sink = 0;
     int v, r;
@@ -120,18 +168,22 @@ main(int argc, char **argv)
     }
     printf("%lld updates into %lld float32, median of %d, ns/update\n", (long long)n,
            (long long)size, reps);
-    for (v = 0; v < 8; v++) {
+    for (v = 0; v < 12; v++) {
         for (r = 0; r < reps; r++) {
             double t0 = now();
             switch (v) {
-                case 0: loop64(o, ix64, u, n); break;
-                case 1: loop32(o, ix32, u, n); break;
+                case 0: loop64(o, ix64, u, n, size); break;
+                case 1: loop32(o, ix32, u, n, size); break;
                 case 2: sink += check64(ix64, n, size); break;
                 case 3: sink += check32(ix32, n, size); break;
-                case 4: if (check64(ix64, n, size)) loop64(o, ix64, u, n); break;
-                case 5: if (check32(ix32, n, size)) loop32(o, ix32, u, n); break;
+                case 4: if (check64(ix64, n, size)) loop64(o, ix64, u, n, size); break;
+                case 5: if (check32(ix32, n, size)) loop32(o, ix32, u, n, size); break;
                 case 6: sink += fused64(o, ix64, u, n, size); break;
                 case 7: clamp64(o, ix64, u, n, size); break;
+                case 8: sink += staged64(o, ix64, u, n, size); break;
+                case 9: sink += staged32(o, ix32, u, n, size); break;
+                case 10: if (check64(ix64, n, size)) sink += staged64(o, ix64, u, n, size); break;
+                case 11: if (check32(ix32, n, size)) sink += staged32(o, ix32, u, n, size); break;
             }
             t[r] = now() - t0;
         }
