@@ -21,10 +21,8 @@ UFUNC = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum
 
 @pytest.fixture
 def one_thread():
-    old = so.get_num_threads()
-    so.set_num_threads(1)
-    yield
-    so.set_num_threads(old)
+    with so.threads(1):
+        yield
 
 
 def _indices(dtype, n=N, size=SIZE, seed=0):
