@@ -6,9 +6,10 @@
  * Indices and updates contiguous and aligned; out at any stride.
  *
  * The caller has checked every value (a whole-run min/max, plan/check_run.c),
- * yet each is still wrapped and clamped into [0, size) as it is read, one
- * compare and a conditional move: a value another thread rewrote after the
- * check lands inside out, never outside it (base.h's so_clamp).
+ * yet each is still wrapped and clamped into [0, size) as it is read (a
+ * compare that is never taken; the C model, benchmarks/cmodel, finds it free):
+ * a value another thread rewrote after the check lands inside out, never
+ * outside it (base.h's so_clamp).
  */
 #include "kernels/ops.h"
 
