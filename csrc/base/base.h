@@ -105,6 +105,33 @@ int so_parallel_copy(char *dst, const char *src, size_t nbytes, int nthreads, so
 int so_transpose_copy(char *dst, const char *src, npy_intp rows, npy_intp cols, npy_intp isz,
                       int nthreads, so_poll *poll);
 
+/* The integer dtypes an index array may have, read as they are (native byte
+ * order; no conversion to intp): X(name, C type, signed). */
+#define SO_INDEX_TYPES(X)         \
+    X(i8, npy_int8, 1)            \
+    X(i16, npy_int16, 1)          \
+    X(i32, npy_int32, 1)          \
+    X(i64, npy_int64, 1)          \
+    X(u8, npy_uint8, 0)           \
+    X(u16, npy_uint16, 0)         \
+    X(u32, npy_uint32, 0)         \
+    X(u64, npy_uint64, 0)
+#define SO_IX_ENUM(NAME, T, S) SO_IX_##NAME,
+enum so_index_type { SO_INDEX_TYPES(SO_IX_ENUM) SO_IX_NTYPES };
+#undef SO_IX_ENUM
+
+/* The index type of an array of dtype d, or -1 (byte-swapped, not an integer). */
+static inline int
+so_index_type(PyArray_Descr *d)
+{
+    int tn = d->type_num, sz = (int)PyDataType_ELSIZE(d);
+    int k = sz == 1 ? 0 : sz == 2 ? 1 : sz == 4 ? 2 : sz == 8 ? 3 : -1;
+    if (k < 0 || !PyArray_ISNBO(d->byteorder)) return -1;
+    if (PyTypeNum_ISSIGNED(tn)) return SO_IX_i8 + k;
+    if (PyTypeNum_ISUNSIGNED(tn)) return SO_IX_u8 + k;
+    return -1;
+}
+
 /* An index value, wherever it lies (user index arrays need not be aligned). */
 static inline npy_intp so_load_intp(const char *p)
 {

@@ -57,6 +57,15 @@ int so_reduce_kernel(so_kernel *kn, PyArray_Descr *descr, int op);
 /* reduce.c: the type characters that have typed reduction kernels. */
 extern const char so_typed_chars[];
 
+/* indexed.c: indexed(o, aos, size, idx, u, n): for i < n, with j = idx[i] read
+ * in index type itype (base.h; wrapped and clamped into [0, size)),
+ * o[j*aos] = f(o[j*aos], u[i]); idx and u contiguous and aligned.
+ * so_indexed_kernel: the loop for (dtype, op, itype), or NULL (float16, bool,
+ * byte-swapped and generic dtypes, op "none"). */
+typedef void (*so_indexed_fn)(char *o, npy_intp aos, npy_intp size, const char *idx,
+                              const char *u, npy_intp n);
+so_indexed_fn so_indexed_kernel(PyArray_Descr *d, int op, int itype);
+
 /* mean.c: the division that finishes a mean, for the real typed dtypes:
  * fn(o, os, c, cs, n, extra): for i < n with k = c[i*cs] (npy_intp) > 0,
  * o[i*os] = o[i*os] / (k + extra) (floats in double, integers floored).

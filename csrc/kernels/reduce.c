@@ -1,18 +1,8 @@
 /*
- * kernels/reduce.c: typed reduction kernels, generated from one table of dtypes.
- *
- * Each f(x, y) below is written to give exactly what NumPy's ufunc loop gives
- * for one element (the tests hold it to ufunc.at bit for bit):
- *   integers wrap (computed in the unsigned type: no signed overflow);
- *   bool add is OR, mul is AND, max is OR, min is AND;
- *   float16 converts to float, operates once, rounds back (one rounding per update);
- *   float max/min propagate NaN from either side: x if x is NaN or x > y, else y
- *   (float16: x >= y), which is what ufunc.at gives for +0.0 against -0.0;
- *   complex max/min are lexicographic with NaN propagation, complex mul is
- *   (ar*br - ai*bi, ar*bi + ai*br) with no fused multiply-add (-ffp-contract=off).
+ * kernels/reduce.c: typed reduction kernels, generated from one table of dtypes,
+ * on the element operations of kernels/ops.h.
  */
-#include "kernels/kernels.h"
-#include <numpy/halffloat.h>
+#include "kernels/ops.h"
 
 /* how many elements ahead the element kernels prefetch their destination, and
  * the size of out (bytes along the axis) below which they do not: it is in cache */
@@ -20,120 +10,6 @@
 #define SO_CACHED_BYTES ((npy_intp)1 << 20)
 /* the list kernels (a thread's owned elements, walk/owned.c) prefetch further ahead */
 #define SO_LIST_AHEAD 32
-
-typedef struct { float r, i; } so_c64;
-typedef struct { double r, i; } so_c128;
-
-/* ---- the element operations ------------------------------------------------ */
-
-/* WT: the unsigned type the arithmetic runs in (at least unsigned int, so no
- * operand is promoted to a signed int that could overflow). */
-#define INT_OPS(NAME, T, WT)                                                          \
-static inline T NAME##_add(T x, T y) { return (T)((WT)x + (WT)y); }                   \
-static inline T NAME##_sub(T x, T y) { return (T)((WT)x - (WT)y); }                   \
-static inline T NAME##_mul(T x, T y) { return (T)((WT)x * (WT)y); }                   \
-static inline T NAME##_max(T x, T y) { return x >= y ? x : y; }                       \
-static inline T NAME##_min(T x, T y) { return x <= y ? x : y; }
-
-INT_OPS(i8, npy_int8, unsigned int)
-INT_OPS(i16, npy_int16, unsigned int)
-INT_OPS(i32, npy_int32, npy_uint32)
-INT_OPS(i64, npy_int64, npy_uint64)
-INT_OPS(u8, npy_uint8, unsigned int)
-INT_OPS(u16, npy_uint16, unsigned int)
-INT_OPS(u32, npy_uint32, npy_uint32)
-INT_OPS(u64, npy_uint64, npy_uint64)
-
-static inline npy_bool b_add(npy_bool x, npy_bool y) { return (npy_bool)(x || y); }
-static inline npy_bool b_mul(npy_bool x, npy_bool y) { return (npy_bool)(x && y); }
-static inline npy_bool b_max(npy_bool x, npy_bool y) { return (npy_bool)(x || y); }
-static inline npy_bool b_min(npy_bool x, npy_bool y) { return (npy_bool)(x && y); }
-
-/* NaN payloads are not promised (docs/contract.md: NaN where NaN): when both operands are
- * NaN, which one's bits survive depends on how the compiler ordered the
- * operands.  Pinning the order (x != x ? x + x : x + y) matched NumPy's real
- * loops exactly but stopped the row loops from vectorising: a graph
- * scatter-add took 80-90 ms instead of 38 ms. */
-#define FLOAT_OPS(NAME, T)                                                            \
-static inline T NAME##_add(T x, T y) { return x + y; }                                        \
-static inline T NAME##_sub(T x, T y) { return x - y; }                                \
-static inline T NAME##_mul(T x, T y) { return x * y; }                                        \
-static inline T NAME##_max(T x, T y) { return (x > y || x != x) ? x : y; }            \
-static inline T NAME##_min(T x, T y) { return (x < y || x != x) ? x : y; }
-
-FLOAT_OPS(f32, npy_float)
-FLOAT_OPS(f64, npy_double)
-
-#define HF(x) npy_half_to_float(x)
-static inline npy_half f16_add(npy_half x, npy_half y) { return npy_float_to_half(f32_add(HF(x), HF(y))); }
-static inline npy_half f16_sub(npy_half x, npy_half y) { return npy_float_to_half(HF(x) - HF(y)); }
-static inline npy_half f16_mul(npy_half x, npy_half y) { return npy_float_to_half(f32_mul(HF(x), HF(y))); }
-static inline npy_half f16_max(npy_half x, npy_half y)
-{
-    float a = HF(x), b = HF(y);
-    return (a >= b || a != a) ? x : y;
-}
-static inline npy_half f16_min(npy_half x, npy_half y)
-{
-    float a = HF(x), b = HF(y);
-    return (a <= b || a != a) ? x : y;
-}
-#undef HF
-
-/* The same float16 operations with the F16C conversion instructions, chosen at
- * run time where the CPU has them: NumPy's npy_half_to_float / npy_float_to_half
- * are out-of-line bit manipulations and took half the time of a float16
- * scatter-add.  Both convert exactly and round to nearest even, so every result
- * is the same; a NaN result's payload may differ, which docs/contract.md leaves open. */
-#if SO_X86_VECTOR
-#include <immintrin.h>
-#define SO_HAVE_F16C 1
-#define SO_F16C __attribute__((target("f16c")))
-#define HF(x) _cvtsh_ss(x)
-#define FH(x) ((npy_half)_cvtss_sh((x), _MM_FROUND_TO_NEAREST_INT))
-SO_F16C static inline npy_half f16c_add(npy_half x, npy_half y) { return FH(f32_add(HF(x), HF(y))); }
-SO_F16C static inline npy_half f16c_sub(npy_half x, npy_half y) { return FH(HF(x) - HF(y)); }
-SO_F16C static inline npy_half f16c_mul(npy_half x, npy_half y) { return FH(f32_mul(HF(x), HF(y))); }
-SO_F16C static inline npy_half f16c_max(npy_half x, npy_half y)
-{
-    float a = HF(x), b = HF(y);
-    return (a >= b || a != a) ? x : y;
-}
-SO_F16C static inline npy_half f16c_min(npy_half x, npy_half y)
-{
-    float a = HF(x), b = HF(y);
-    return (a <= b || a != a) ? x : y;
-}
-#undef HF
-#undef FH
-#endif
-
-#define CPLX_OPS(NAME, T, R)                                                          \
-static inline T NAME##_add(T x, T y) { T z; z.r = R##_add(x.r, y.r); z.i = R##_add(x.i, y.i); return z; } \
-static inline T NAME##_sub(T x, T y) { T z; z.r = x.r - y.r; z.i = x.i - y.i; return z; } \
-static inline T NAME##_mul(T x, T y)                                                  \
-{                                                                                     \
-    T z;                                                                              \
-    z.r = R##_mul(x.r, y.r) - R##_mul(x.i, y.i);                                      \
-    z.i = R##_add(R##_mul(x.r, y.i), R##_mul(x.i, y.r));                              \
-    return z;                                                                         \
-}                                                                                     \
-static inline T NAME##_max(T x, T y)                                                  \
-{                                                                                     \
-    int ge = (x.r > y.r && y.i == y.i && x.i == x.i) || (x.r == y.r && x.i >= y.i);   \
-    return (x.r != x.r || x.i != x.i || ge) ? x : y;                                  \
-}                                                                                     \
-static inline T NAME##_min(T x, T y)                                                  \
-{                                                                                     \
-    int le = (x.r < y.r && y.i == y.i && x.i == x.i) || (x.r == y.r && x.i <= y.i);   \
-    return (x.r != x.r || x.i != x.i || le) ? x : y;                                  \
-}
-
-CPLX_OPS(c64, so_c64, f32)
-CPLX_OPS(c128, so_c128, f64)
-
-/* Counting hits for mean: the "out" array is npy_intp counts, updates unread. */
-static inline npy_intp cnt_count(npy_intp x, npy_intp y) { (void)y; return x + 1; }
 
 /* ---- kernels from the element operations ----------------------------------- */
 
@@ -244,23 +120,6 @@ NAME##_##OP##_list(char *o, const char *u, const npy_intp *oo, const npy_intp *u
 #define DEFINE_ALL(NAME, T)                                                           \
     DEFINE_ONE(NAME, T, add) DEFINE_ONE(NAME, T, sub)                                 \
     DEFINE_ONE(NAME, T, mul) DEFINE_ONE(NAME, T, max) DEFINE_ONE(NAME, T, min)
-
-/* The one table of dtypes: X(name, C type). Type numbers are folded by
- * kind and size in so_reduce_kernel, so int/long/longlong all land on one row. */
-#define SO_NUMERIC_TYPES(X)        \
-    X(i8, npy_int8)                \
-    X(i16, npy_int16)              \
-    X(i32, npy_int32)              \
-    X(i64, npy_int64)              \
-    X(u8, npy_uint8)               \
-    X(u16, npy_uint16)             \
-    X(u32, npy_uint32)             \
-    X(u64, npy_uint64)             \
-    X(f16, npy_half)               \
-    X(f32, npy_float)              \
-    X(f64, npy_double)             \
-    X(c64, so_c64)                 \
-    X(c128, so_c128)
 
 SO_NUMERIC_TYPES(DEFINE_ALL)
 #ifdef SO_HAVE_F16C

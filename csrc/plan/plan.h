@@ -69,4 +69,9 @@ npy_intp so_find_bad_index(PyArrayObject *idx, const npy_intp *bounds, int nboun
 npy_intp so_find_bad_index_polled(PyArrayObject *idx, const npy_intp *bounds, int nbounds,
                                   int nthreads, so_poll *poll);
 
+/* check_run.c: the first position in the contiguous, aligned run v[0..n) of
+ * index type itype (base.h) whose value is outside [-size, size) (unsigned:
+ * [0, size)), or -1; asks poll every SO_PIECE values (SO_CHECK_STOPPED). */
+npy_intp so_first_bad_run(const char *v, int itype, npy_intp n, npy_intp size, so_poll *poll);
+
 #endif

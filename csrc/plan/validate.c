@@ -18,13 +18,11 @@ out_of_range(npy_intp v, npy_intp b)
     return (npy_uintp)v + (npy_uintp)b >= 2 * (npy_uintp)b;
 }
 
-/* A contiguous run: OR the checks over blocks (the compiler vectorises that),
- * and look for the position only in a block that has a bad value. */
+/* A contiguous run: an aligned one by the vectorised check of check_run.c. */
 static npy_intp
 first_bad_contiguous(const npy_intp *v, npy_intp n, npy_intp b, int aligned, so_poll *poll)
 {
-    enum { BLOCK = 1024 };
-    npy_intp i0, i;
+    npy_intp i;
     if (!aligned) {
         for (i = 0; i < n; i++) {
             if (out_of_range(so_load_intp((const char *)(v + i)), b)) return i;
@@ -32,20 +30,7 @@ first_bad_contiguous(const npy_intp *v, npy_intp n, npy_intp b, int aligned, so_
         }
         return -1;
     }
-    for (i0 = 0; i0 < n; i0 += BLOCK) {
-        if ((i0 & (SO_PIECE - 1)) == 0 && i0 > 0 && so_stopped(poll)) return SO_CHECK_STOPPED;
-        npy_intp end = i0 + BLOCK < n ? i0 + BLOCK : n;
-        int bad = 0;
-        for (i = i0; i < end; i++) {
-            bad |= out_of_range(v[i], b);
-        }
-        if (bad) {
-            for (i = i0; i < end; i++) {
-                if (out_of_range(v[i], b)) return i;
-            }
-        }
-    }
-    return -1;
+    return so_first_bad_run((const char *)v, SO_IX_i64, n, b, poll);
 }
 
 /* A long aligned run is checked by several threads, each its own part; the

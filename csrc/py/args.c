@@ -398,7 +398,15 @@ so_args_parse(so_args *a, int kind, PyObject *data, PyObject *indices, PyObject 
     if (a->out == NULL && PyErr_Occurred()) goto fail;
     a->typed = so_check_reduction(func, entry, reduction, PyArray_DESCR(a->data), &a->kn);
     if (a->typed < 0) goto fail;
-    a->idx = so_as_intp(func, orig);
+    /* native-order integers stay as given (the direct form reads them so); the
+     * others become intp now */
+    if (so_index_type(PyArray_DESCR(orig)) >= 0) {
+        Py_INCREF(orig);
+        a->idx = orig;
+    }
+    else {
+        a->idx = so_as_intp(func, orig);
+    }
     if (a->idx == NULL) goto fail;
     a->given_idx = orig;
     orig = NULL;

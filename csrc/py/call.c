@@ -22,35 +22,6 @@ unsigned long so_generic_calls;
 
 /* ---- the output ------------------------------------------------------------- */
 
-/* A new C-ordered copy of data: large ones in the output cache's memory. */
-static PyArrayObject *
-fresh_copy(PyArrayObject *data, int nthreads)
-{
-    PyArray_Descr *dd = PyArray_DESCR(data);
-    PyArrayObject *r;
-    size_t nbytes = (size_t)so_size(data) * (size_t)PyArray_ITEMSIZE(data);
-    if (nbytes >= SO_OUTPUT_CACHE_MIN) {
-        Py_INCREF(dd);
-        r = so_output_cache_new_array(dd, PyArray_NDIM(data), PyArray_DIMS(data));
-        if (r == NULL || so_copy_to_c(r, data, nthreads) < 0) {
-            Py_XDECREF(r);
-            return NULL;
-        }
-        return r;
-    }
-    if (PyArray_IS_C_CONTIGUOUS(data) && !PyDataType_REFCHK(dd)) {
-        /* one memcpy (NumPy's copy looks up a cast) */
-        Py_INCREF(dd);
-        r = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, dd, PyArray_NDIM(data),
-                                                  PyArray_DIMS(data), NULL, NULL, 0, NULL);
-        if (r != NULL) memcpy(PyArray_BYTES(r), PyArray_BYTES(data), nbytes);
-        return r;
-    }
-    /* a plain ndarray, whatever subclass data is */
-    return (PyArrayObject *)PyArray_FromArray(data, NULL, NPY_ARRAY_CARRAY | NPY_ARRAY_ENSURECOPY |
-                                                          NPY_ARRAY_ENSUREARRAY);
-}
-
 /* ---- out of place, the index check fused with the walk ----------------------
  *
  * The walk writes a fresh result nobody else can see, its kernels clamp every
@@ -411,9 +382,12 @@ so_call_run(so_args *a, int nthreads)
 {
     PyArrayObject *data = a->data, *out = a->out, *work;
     const so_kernel *kn = &a->kn;
-    int typed = a->typed, rc;
+    int typed = a->typed, rc, direct;
 
     if (so_fold_equal_rows(a) < 0) return NULL;
+    work = (PyArrayObject *)so_call_direct(a, nthreads, &direct);
+    if (direct) return (PyObject *)work;
+    if (so_args_intp_indices(a) < 0) return NULL;
     if (typed && out == NULL && a->include_self && !a->mean) {
         PyArrayObject *r = fresh_checked(a, kn, nthreads);
         if (r != NULL || PyErr_Occurred()) return (PyObject *)r;
@@ -440,7 +414,7 @@ so_call_run(so_args *a, int nthreads)
         Py_INCREF(work);
     }
     else {
-        work = fresh_copy(data, nthreads);
+        work = so_fresh_copy(data, nthreads);
         if (work == NULL) return NULL;
     }
     if (a->nupd > 0) {

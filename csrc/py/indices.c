@@ -127,6 +127,23 @@ bad_index(const char *func, int kind, PyArrayObject *orig, npy_intp pos, PyArray
 }
 
 int
+so_args_intp_indices(so_args *a)
+{
+    PyArrayObject *i;
+    if (so_index_type(PyArray_DESCR(a->idx)) == SO_IX_i64) return 0;
+    i = so_as_intp(so_func_names[a->kind], a->idx);
+    if (i == NULL) return -1;
+    Py_SETREF(a->idx, i);
+    return 0;
+}
+
+int
+so_args_index_error(const so_args *a, npy_intp pos)
+{
+    return bad_index(so_func_names[a->kind], a->kind, a->given_idx, pos, a->data, a->axis);
+}
+
+int
 so_args_bounds(const so_args *a, npy_intp *bounds)
 {
     int nbounds = 1, d;
@@ -155,8 +172,7 @@ so_args_check_indices(const so_args *a, int nthreads)
     else {
         pos = so_find_bad_index(a->idx, bounds, nbounds, 1);
     }
-    return pos < 0 ? 0 : bad_index(so_func_names[a->kind], a->kind, a->given_idx, pos, a->data,
-                                   a->axis);
+    return pos < 0 ? 0 : so_args_index_error(a, pos);
 }
 
 /* the check of a long call, without the GIL and stoppable by Ctrl-C */

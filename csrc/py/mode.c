@@ -171,6 +171,7 @@ so_args_apply_mode(so_args *a)
     PyArrayObject *flat, *u = NULL;
     int nb, rc = 0, mode = a->mode;
     if (mode == SO_MODE_RAISE || a->nidx == 0) return 0;
+    if (so_args_intp_indices(a) < 0) return -1;
     nb = so_args_bounds(a, bounds);
     flat = (PyArrayObject *)PyArray_NewCopy(a->idx, NPY_CORDER);
     if (flat == NULL) return -1;

@@ -12,7 +12,8 @@
  * what ONNX Runtime's arena and OpenVINO's preallocated outputs do.
  *
  * It is a NumPy memory handler (PyDataMem_SetHandler), set only around the
- * allocation of a large output in py/call.c.  The array records the handler, so it
+ * allocation of a large output (py/call.c, and so_fresh_copy at the end of
+ * this file: a C-ordered copy of data).  The array records the handler, so it
  * owns its data as any NumPy array does (resize, owndata, tracemalloc all as
  * usual) and NumPy gives the block back through pool_free when the array
  * dies.  Blocks of SO_OUTPUT_CACHE_MIN bytes or more are 2 MiB aligned and advised for
@@ -298,4 +299,33 @@ so_copy_to_c(PyArrayObject *dst, PyArrayObject *src, int nthreads)
         return so_relock(&u);
     }
     return so_copy_into(dst, src);
+}
+
+/* A new C-ordered copy of data: large ones in the output cache's memory. */
+PyArrayObject *
+so_fresh_copy(PyArrayObject *data, int nthreads)
+{
+    PyArray_Descr *dd = PyArray_DESCR(data);
+    PyArrayObject *r;
+    size_t nbytes = (size_t)so_size(data) * (size_t)PyArray_ITEMSIZE(data);
+    if (nbytes >= SO_OUTPUT_CACHE_MIN) {
+        Py_INCREF(dd);
+        r = so_output_cache_new_array(dd, PyArray_NDIM(data), PyArray_DIMS(data));
+        if (r == NULL || so_copy_to_c(r, data, nthreads) < 0) {
+            Py_XDECREF(r);
+            return NULL;
+        }
+        return r;
+    }
+    if (PyArray_IS_C_CONTIGUOUS(data) && !PyDataType_REFCHK(dd)) {
+        /* one memcpy (NumPy's copy looks up a cast) */
+        Py_INCREF(dd);
+        r = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, dd, PyArray_NDIM(data),
+                                                  PyArray_DIMS(data), NULL, NULL, 0, NULL);
+        if (r != NULL) memcpy(PyArray_BYTES(r), PyArray_BYTES(data), nbytes);
+        return r;
+    }
+    /* a plain ndarray, whatever subclass data is */
+    return (PyArrayObject *)PyArray_FromArray(data, NULL, NPY_ARRAY_CARRAY | NPY_ARRAY_ENSURECOPY |
+                                                          NPY_ARRAY_ENSUREARRAY);
 }

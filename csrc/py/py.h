@@ -27,8 +27,10 @@ typedef struct {
     int axis;               /* in [0, data.ndim); 0 for scatter_nd */
     PyObject *reduction;    /* borrowed: the canonical name ("add" for "sum", ...) */
     PyArrayObject *data;    /* owned: rank >= 1 */
-    PyArrayObject *idx;     /* owned: native intp (negatives not wrapped); its values are
-                             * checked by so_args_check_indices, or while walking (call.c) */
+    PyArrayObject *idx;     /* owned: native-order integers (negatives not wrapped), as
+                             * given, until so_args_intp_indices makes them intp (call.c,
+                             * after the direct form); its values are checked by
+                             * so_args_check_indices, or while walking (call.c) */
     PyArrayObject *given_idx; /* owned: indices as given (an integer array), for the message */
     PyArrayObject *upd;     /* owned: data's dtype and the required shape (maybe a broadcast view) */
     PyArrayObject *out;     /* owned: the user's out (checked), or NULL */
@@ -230,6 +232,18 @@ PyObject *so_py_at_offsets(PyObject *self, PyObject *args);
  * elements), scatterops.dask's routing of a chunk of updates to the blocks of
  * data: a stable counting sort by block, without the GIL */
 PyObject *so_py_route(PyObject *self, PyObject *args);
+
+/* direct.c: the call in its direct form (1-D, typed, one thread, indices of
+ * any integer dtype read as they are) with *done = 1, the result or NULL
+ * raised; *done = 0 (nothing done) when the call is not of that form. */
+PyObject *so_call_direct(const so_args *a, int nthreads, int *done);
+/* output_cache.c: a new C-ordered copy of data (large ones in the cache's memory) */
+PyArrayObject *so_fresh_copy(PyArrayObject *data, int nthreads);
+/* indices.c: a->idx as native intp (args.c keeps native integer indices as
+ * given, for the direct form), -1 raised; the IndexError for the value at flat
+ * C-order position pos of a->idx (-1). */
+int so_args_intp_indices(so_args *a);
+int so_args_index_error(const so_args *a, npy_intp pos);
 
 /* convert.c: the byte range of an array's elements overlaps the other's
  * (NumPy's may_share_memory) */

@@ -155,7 +155,9 @@ so_test_rewrite(PyArrayObject *idx)
         return;
     }
     while (PyArray_ITER_NOTDONE(it)) {
-        memcpy(PyArray_ITER_DATA(it), &rewrite_value, sizeof rewrite_value);
+        /* narrower indices (the direct form reads them as given) get the
+         * value cut to their size, as a cast would (little-endian) */
+        memcpy(PyArray_ITER_DATA(it), &rewrite_value, (size_t)PyArray_ITEMSIZE(idx));
         PyArray_ITER_NEXT(it);
     }
     Py_DECREF(it);

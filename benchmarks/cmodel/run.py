@@ -1,0 +1,31 @@
+"""Compile scatter_model.c with gcc -O3 -march=native into a temporary folder and print its ns per
+update for the out sizes of the one-thread targets (docs/performance.md has one run).
+
+    python benchmarks/cmodel/run.py [--updates N] [--repeat R] [SIZE ...]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("sizes", nargs="*", type=int, default=[100, 1000, 30000, 1000000])
+    ap.add_argument("--updates", type=int, default=1000000)
+    ap.add_argument("--repeat", type=int, default=21)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = os.path.join(tmp, "scatter_model")
+        subprocess.run(["gcc", "-O3", "-march=native", "-std=c11", "-o", exe,
+                        os.path.join(HERE, "scatter_model.c")], check=True)
+        for size in args.sizes:
+            subprocess.run([exe, str(args.updates), str(size), str(args.repeat)], check=True)
+
+
+if __name__ == "__main__":
+    main()

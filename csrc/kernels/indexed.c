@@ -1,0 +1,93 @@
+/*
+ * kernels/indexed.c: the element loops of a 1-D scatter, specialised by index
+ * dtype: for i < n, o[j] = f(o[j], u[i]) with j = idx[i] read in its own
+ * integer type (base.h's SO_INDEX_TYPES: no conversion to intp first), for
+ * every typed dtype but float16 and bool (kernels/ops.h) and every reduction.
+ * Indices and updates contiguous and aligned; out at any stride.
+ *
+ * The caller has checked every value (a whole-run min/max, plan/check_run.c),
+ * yet each is still wrapped and clamped into [0, size) as it is read (a
+ * compare that is never taken; the C model, benchmarks/cmodel, finds it free):
+ * a value another thread rewrote after the check lands inside out, never
+ * outside it (base.h's so_clamp).
+ */
+#include "kernels/ops.h"
+
+/* A signed index: negative ones count from the end; then clamped. */
+#define SO_IX_CLAMP_1(v, size) so_clamp((npy_intp)(v), size)
+/* An unsigned index: clamped (a uint64 above intp's range is out of range). */
+#define SO_IX_CLAMP_0(v, size) ((npy_uintp)(v) < (npy_uintp)(size) ? (npy_intp)(v) : 0)
+
+#define INDEXED(NAME, T, OP, IN, IT, S)                                               \
+static void                                                                           \
+NAME##_##OP##_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,          \
+                      const char *u, npy_intp n)                                      \
+{                                                                                     \
+    const IT *restrict ix = (const IT *)(const void *)idx;                            \
+    const T *restrict up = (const T *)(const void *)u;                                \
+    npy_intp i;                                                                       \
+    if (aos == (npy_intp)sizeof(T)) {                                                 \
+        T *restrict op = (T *)(void *)o;                                              \
+        for (i = 0; i < n; i++) {                                                     \
+            npy_intp j = SO_IX_CLAMP_##S(ix[i], size);                                \
+            op[j] = NAME##_##OP(op[j], up[i]);                                        \
+        }                                                                             \
+        return;                                                                       \
+    }                                                                                 \
+    for (i = 0; i < n; i++) {                                                         \
+        T *p = (T *)(void *)(o + SO_IX_CLAMP_##S(ix[i], size) * aos);                 \
+        *p = NAME##_##OP(*p, up[i]);                                                  \
+    }                                                                                 \
+}
+
+/* The loops of one dtype and op, one per index type, and their table. */
+#define FOR_INDEX(NAME, T, OP)                                                        \
+    INDEXED(NAME, T, OP, i8, npy_int8, 1)                                             \
+    INDEXED(NAME, T, OP, i16, npy_int16, 1)                                           \
+    INDEXED(NAME, T, OP, i32, npy_int32, 1)                                           \
+    INDEXED(NAME, T, OP, i64, npy_int64, 1)                                           \
+    INDEXED(NAME, T, OP, u8, npy_uint8, 0)                                            \
+    INDEXED(NAME, T, OP, u16, npy_uint16, 0)                                          \
+    INDEXED(NAME, T, OP, u32, npy_uint32, 0)                                          \
+    INDEXED(NAME, T, OP, u64, npy_uint64, 0)                                          \
+    static const so_indexed_fn NAME##_##OP##_by[SO_IX_NTYPES] = {                     \
+        NAME##_##OP##_by_i8, NAME##_##OP##_by_i16, NAME##_##OP##_by_i32,              \
+        NAME##_##OP##_by_i64, NAME##_##OP##_by_u8, NAME##_##OP##_by_u16,              \
+        NAME##_##OP##_by_u32, NAME##_##OP##_by_u64};
+
+#define FOR_OPS(NAME, T)                                                              \
+    FOR_INDEX(NAME, T, add) FOR_INDEX(NAME, T, sub) FOR_INDEX(NAME, T, mul)           \
+    FOR_INDEX(NAME, T, max) FOR_INDEX(NAME, T, min)                                   \
+    static const so_indexed_fn *const NAME##_ops[SO_NOPS] = {                         \
+        NULL, NAME##_add_by, NAME##_sub_by, NAME##_mul_by, NAME##_max_by,             \
+        NAME##_min_by, NULL};
+
+/* ops.h's table without float16 (its loops convert through F16C, chosen at run
+ * time in reduce.c; a float16 call keeps the intp path) */
+#define SO_INDEXED_TYPES(X)                                                           \
+    X(i8, npy_int8) X(i16, npy_int16) X(i32, npy_int32) X(i64, npy_int64)             \
+    X(u8, npy_uint8) X(u16, npy_uint16) X(u32, npy_uint32) X(u64, npy_uint64)         \
+    X(f32, npy_float) X(f64, npy_double) X(c64, so_c64) X(c128, so_c128)
+SO_INDEXED_TYPES(FOR_OPS)
+
+so_indexed_fn
+so_indexed_kernel(PyArray_Descr *d, int op, int itype)
+{
+    int tn = d->type_num, isz = (int)PyDataType_ELSIZE(d);
+    const so_indexed_fn *const *ops = NULL;
+    if (op <= SO_NONE || op >= SO_COUNT || itype < 0 || itype >= SO_IX_NTYPES ||
+            !PyArray_ISNBO(d->byteorder)) {
+        return NULL;
+    }
+    if (PyTypeNum_ISSIGNED(tn)) {
+        ops = isz == 1 ? i8_ops : isz == 2 ? i16_ops : isz == 4 ? i32_ops : isz == 8 ? i64_ops : NULL;
+    }
+    else if (PyTypeNum_ISUNSIGNED(tn)) {
+        ops = isz == 1 ? u8_ops : isz == 2 ? u16_ops : isz == 4 ? u32_ops : isz == 8 ? u64_ops : NULL;
+    }
+    else if (tn == NPY_FLOAT) ops = f32_ops;
+    else if (tn == NPY_DOUBLE) ops = f64_ops;
+    else if (tn == NPY_CFLOAT) ops = c64_ops;
+    else if (tn == NPY_CDOUBLE) ops = c128_ops;
+    return ops == NULL ? NULL : ops[op][itype];
+}

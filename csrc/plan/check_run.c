@@ -1,0 +1,95 @@
+/*
+ * plan/check_run.c: the bounds check of one contiguous, aligned run of index
+ * values of any integer dtype (base.h's SO_INDEX_TYPES), read as they are, at
+ * memory bandwidth: the minimum and the maximum of each chunk (two reductions
+ * the compiler vectorises; built for AVX-512 and AVX2 beside the portable
+ * loop and chosen at run time), and a look for the first bad position only in
+ * a chunk whose extremes fall outside.  validate.c's intp runs and the direct
+ * calls (py/direct.c) both use it.
+ */
+#include "plan/plan.h"
+
+#define SO_CHECK_CHUNK 2048
+
+/* The smallest and largest value of v[0..n), n >= 1. */
+#define MINMAX(NAME, T, S, ATTR, SFX)                                                 \
+ATTR static void                                                                      \
+NAME##_minmax##SFX(const T *restrict v, npy_intp n, T *lo_out, T *hi_out)            \
+{                                                                                     \
+    T lo = v[0], hi = v[0];                                                           \
+    npy_intp i;                                                                       \
+    for (i = 0; i < n; i++) {                                                         \
+        lo = v[i] < lo ? v[i] : lo;                                                   \
+        hi = v[i] > hi ? v[i] : hi;                                                   \
+    }                                                                                 \
+    *lo_out = lo;                                                                     \
+    *hi_out = hi;                                                                     \
+}
+
+#define PORTABLE_MINMAX(NAME, T, S) MINMAX(NAME, T, S, , )
+SO_INDEX_TYPES(PORTABLE_MINMAX)
+#if SO_X86_VECTOR
+#define AVX2_MINMAX(NAME, T, S) MINMAX(NAME, T, S, __attribute__((target("avx2"))), _avx2)
+#define AVX512_MINMAX(NAME, T, S) \
+    MINMAX(NAME, T, S, __attribute__((target("avx512f,avx512bw,avx512vl"))), _avx512)
+SO_INDEX_TYPES(AVX2_MINMAX)
+SO_INDEX_TYPES(AVX512_MINMAX)
+#endif
+
+/* The first position in v[0..n) outside [lo, hi] (in the index type's own
+ * range), or -1; asks poll every SO_PIECE values (SO_CHECK_STOPPED). */
+#define FIRST_BAD(NAME, T, S)                                                         \
+static npy_intp                                                                       \
+NAME##_first_bad(const T *v, npy_intp n, T lo_ok, T hi_ok, so_poll *poll)             \
+{                                                                                     \
+    void (*minmax)(const T *restrict, npy_intp, T *, T *) = NAME##_minmax;            \
+    npy_intp c, i;                                                                    \
+    FAST_MINMAX(NAME)                                                                 \
+    for (c = 0; c < n; c += SO_CHECK_CHUNK) {                                         \
+        npy_intp m = n - c < SO_CHECK_CHUNK ? n - c : SO_CHECK_CHUNK;                 \
+        T lo, hi;                                                                     \
+        if ((c & (SO_PIECE - 1)) == 0 && c > 0 && so_stopped(poll)) {                 \
+            return SO_CHECK_STOPPED;                                                  \
+        }                                                                             \
+        minmax(v + c, m, &lo, &hi);                                                   \
+        if (lo < lo_ok || hi > hi_ok) {                                               \
+            for (i = c; i < c + m; i++) {                                             \
+                if (v[i] < lo_ok || v[i] > hi_ok) return i;                           \
+            }                                                                         \
+        }                                                                             \
+    }                                                                                 \
+    return -1;                                                                        \
+}
+#if SO_X86_VECTOR
+#define FAST_MINMAX(NAME)                                                             \
+    if (so_cpu_has(SO_CPU_AVX512)) minmax = NAME##_minmax_avx512;                     \
+    else if (so_cpu_has(SO_CPU_AVX2)) minmax = NAME##_minmax_avx2;
+#else
+#define FAST_MINMAX(NAME)
+#endif
+SO_INDEX_TYPES(FIRST_BAD)
+
+npy_intp
+so_first_bad_run(const char *v, int itype, npy_intp n, npy_intp size, so_poll *poll)
+{
+    /* the values in range, [-size, size) for signed types and [0, size) for
+     * unsigned ones, cut to what the type holds; size 0: every value is bad */
+    if (n <= 0) return -1;
+    if (size <= 0) return 0;
+#define CALL(NAME, T, S)                                                              \
+    case SO_IX_##NAME: {                                                              \
+        const npy_uint64 tmax = S ? ((npy_uint64)1 << (8 * sizeof(T) - 1)) - 1          \
+                                  : (npy_uint64)(T)-1;                                 \
+        const npy_int64 tmin = S ? -(npy_int64)tmax - 1 : 0;                          \
+        npy_int64 lo = S ? -(npy_int64)size : 0;                                      \
+        npy_uint64 hi = (npy_uint64)size - 1;                                         \
+        if (lo < tmin) lo = tmin;                                                     \
+        if (hi > tmax) hi = tmax;                                                     \
+        return NAME##_first_bad((const T *)(const void *)v, n, (T)lo, (T)hi, poll);   \
+    }
+    switch (itype) {
+        SO_INDEX_TYPES(CALL)
+    }
+#undef CALL
+    return 0;
+}

@@ -1,0 +1,103 @@
+/*
+ * py/direct.c: the direct form of the commonest call -- a typed reduction of
+ * 1-D contiguous updates into a 1-D data through 1-D contiguous indices of any
+ * integer dtype, run on one thread -- with no plan and no conversion of the
+ * indices: their check at memory bandwidth (plan/check_run.c), then one
+ * element loop chosen by dtype, reduction and index dtype (kernels/indexed.c).
+ * It writes what the plain walk in C order writes, and nothing on a bad index.
+ */
+#include "py/py.h"
+
+/* The loop, its index type and length, or NULL when the call is not of this
+ * form (call.c then runs it the general way). */
+static so_indexed_fn
+direct_loop(const so_args *a, int nthreads, int *itype, npy_intp *n)
+{
+    PyArrayObject *idx = a->idx, *upd = a->upd, *data = a->data;
+    PyArrayObject *dst = a->out != NULL ? a->out : data;
+    int q = PyArray_NDIM(idx);
+    if (!a->typed || !a->include_self || a->mean || a->op == SO_NONE || a->nupd == 0 ||
+            (nthreads > 1 && a->nupd >= SO_GIL_RELEASE_MIN)) {
+        return NULL;
+    }
+    if (PyArray_NDIM(data) != 1 || PyArray_NDIM(upd) != 1 || !PyArray_ISALIGNED(dst) ||
+            !PyArray_ISALIGNED(upd) || !PyArray_ISALIGNED(idx) ||
+            PyArray_STRIDE(upd, 0) != PyArray_ITEMSIZE(upd)) {
+        return NULL;
+    }
+    /* scatter_nd into 1-D data: indices (n, 1) */
+    if (q != 1 && !(a->kind == SO_ND && q == 2 && PyArray_DIM(idx, 1) == 1)) return NULL;
+    *n = PyArray_DIM(idx, 0);
+    if (*n != a->nupd || (*n > 1 && PyArray_STRIDE(idx, 0) != PyArray_ITEMSIZE(idx))) return NULL;
+    *itype = so_index_type(PyArray_DESCR(idx));
+    return so_indexed_kernel(PyArray_DESCR(data), a->op, *itype);
+}
+
+/* The loop on the whole run, in pieces asking poll; 1 if stopped. */
+static int
+run_pieces(so_indexed_fn loop, char *o, npy_intp aos, npy_intp size, const char *idx,
+           npy_intp isz, const char *u, npy_intp usz, npy_intp n, so_poll *poll)
+{
+    npy_intp c;
+    for (c = 0; c < n; c += SO_PIECE) {
+        if (so_stopped(poll)) return 1;
+        loop(o, aos, size, idx + c * isz, u + c * usz, n - c < SO_PIECE ? n - c : SO_PIECE);
+    }
+    return 0;
+}
+
+PyObject *
+so_call_direct(const so_args *a, int nthreads, int *done)
+{
+    PyArrayObject *data = a->data, *out = a->out, *work;
+    const char *func = so_func_names[a->kind];
+    npy_intp n = 0, size = PyArray_DIM(data, 0), pos;
+    int itype = -1, large = a->nupd >= SO_GIL_RELEASE_MIN;
+    so_indexed_fn loop = direct_loop(a, nthreads, &itype, &n);
+    so_unlocked u;
+    so_poll *poll;
+
+    *done = loop != NULL;
+    if (loop == NULL) return NULL;
+    if (large) {
+        poll = so_unlock(&u);
+        pos = so_first_bad_run(PyArray_BYTES(a->idx), itype, n, size, poll);
+        if (so_relock(&u) < 0) return NULL;
+    }
+    else {
+        pos = so_first_bad_run(PyArray_BYTES(a->idx), itype, n, size, NULL);
+    }
+    if (pos >= 0) {
+        so_args_index_error(a, pos);
+        return NULL;
+    }
+    so_test_rewrite(a->idx);
+    if (out == NULL) {
+        work = so_fresh_copy(data, nthreads);
+        if (work == NULL) return NULL;
+    }
+    else {
+        if (out != data && so_copy_into(out, data) < 0) {
+            so_note_interrupted(func, 1);
+            return NULL;
+        }
+        work = out;
+        Py_INCREF(work);
+    }
+    if (!large) {
+        loop(PyArray_BYTES(work), PyArray_STRIDE(work, 0), size, PyArray_BYTES(a->idx),
+             PyArray_BYTES(a->upd), n);
+        return (PyObject *)work;
+    }
+    poll = so_unlock(&u);
+    run_pieces(loop, PyArray_BYTES(work), PyArray_STRIDE(work, 0), size,
+                         PyArray_BYTES(a->idx), PyArray_ITEMSIZE(a->idx), PyArray_BYTES(a->upd),
+                         PyArray_ITEMSIZE(a->upd), n, poll);
+    if (so_relock(&u) < 0) {
+        /* stopped: the updates of the pieces before applied */
+        so_note_interrupted(func, work == out);
+        Py_DECREF(work);
+        return NULL;
+    }
+    return (PyObject *)work;
+}
