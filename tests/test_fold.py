@@ -112,3 +112,29 @@ def test_a_bad_value_raises_as_unfolded(where, value, inplace):
     got = so.scatter_elements(d, i, u, 0, reduction="add", mode="drop")
     want = reference.scatter_elements(d, i, u, 0, reduction="add", mode="drop")
     assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("materialised", [False, True])
+def test_a_repeated_narrow_index_is_converted_once(materialised):
+    """an int32 index repeated along its last dim, as a stride-0 view or written out (then
+    folded), becomes intp one row value at a time: no (edges, feat) intp copy"""
+    import tracemalloc
+    rng = np.random.default_rng(4)
+    edges, feat, nodes = 400_000, 16, 1000
+    rows = rng.integers(-nodes, nodes, edges)
+    i = np.broadcast_to(rows.astype(np.int32)[:, None], (edges, feat))
+    if materialised:
+        i = np.ascontiguousarray(i)
+    u = rng.standard_normal((edges, feat)).astype(np.float32)
+    d = rng.standard_normal((nodes, feat)).astype(np.float32)
+    want = so.scatter_elements(d, np.broadcast_to(rows[:, None], (edges, feat)), u, 0,
+                               reduction="add")
+    out = d.copy()
+    tracemalloc.start()
+    try:
+        so.scatter_elements(d, i, u, 0, reduction="add", out=out)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert out.tobytes() == want.tobytes()
+    assert peak < edges * feat * 8 // 8       # an intp copy would take edges * feat * 8 bytes

@@ -57,6 +57,53 @@ so_parse_indices(const char *func, PyObject *indices)
     return NULL;
 }
 
+/* A view of a's memory (a its base) with the given descr, dims and strides. */
+static PyArrayObject *
+view_of(PyArrayObject *a, PyArray_Descr *descr, const npy_intp *dims, const npy_intp *strides)
+{
+    PyArrayObject *v = (PyArrayObject *)PyArray_NewFromDescr(
+        &PyArray_Type, descr, PyArray_NDIM(a), (npy_intp *)dims, (npy_intp *)strides,
+        PyArray_BYTES(a), 0, NULL);
+    if (v == NULL) return NULL;
+    Py_INCREF(a);
+    if (PyArray_SetBaseObject(v, (PyObject *)a) < 0) {
+        Py_DECREF(v);
+        return NULL;
+    }
+    return v;
+}
+
+/* i with dims of stride 0 (a broadcast or folded index) converted once: the
+ * values of one copy of those dims, viewed again with stride 0 -- a (1e6, 64)
+ * int32 index broadcast from a column costs 8 MB, not 512 MB -- or NULL with
+ * *done = 0 if i has no such dim. */
+static PyArrayObject *
+as_intp_repeated(const char *func, PyArrayObject *i, int *done)
+{
+    const int nd = PyArray_NDIM(i);
+    npy_intp dims[SO_MAXDIMS], strides[SO_MAXDIMS];
+    PyArrayObject *core, *c, *v;
+    int d, repeated = 0;
+    *done = 0;
+    for (d = 0; d < nd; d++) {
+        repeated |= PyArray_STRIDE(i, d) == 0 && PyArray_DIM(i, d) > 1;
+        dims[d] = PyArray_STRIDE(i, d) == 0 ? 1 : PyArray_DIM(i, d);
+    }
+    if (!repeated) return NULL;
+    *done = 1;
+    Py_INCREF(PyArray_DESCR(i));
+    core = view_of(i, PyArray_DESCR(i), dims, PyArray_STRIDES(i));
+    if (core == NULL) return NULL;
+    c = so_as_intp(func, core);
+    Py_DECREF(core);
+    if (c == NULL) return NULL;
+    for (d = 0; d < nd; d++) strides[d] = PyArray_STRIDE(i, d) == 0 ? 0 : PyArray_STRIDE(c, d);
+    Py_INCREF(PyArray_DESCR(c));
+    v = view_of(c, PyArray_DESCR(c), PyArray_DIMS(i), strides);
+    Py_DECREF(c);
+    return v;
+}
+
 /* indices as native intp; uint64 values above intp's range become intp's max
  * (still out of range for every axis, so the check below reports them). */
 PyArrayObject *
@@ -64,11 +111,14 @@ so_as_intp(const char *func, PyArrayObject *i)
 {
     PyArray_Descr *d = PyArray_DESCR(i);
     PyArrayObject *c;
+    int repeated;
     if (PyArray_ISNBO(d->byteorder) && PyTypeNum_ISSIGNED(d->type_num) &&
             PyDataType_ELSIZE(d) == (npy_intp)sizeof(npy_intp)) {
         Py_INCREF(i);
         return i;
     }
+    c = as_intp_repeated(func, i, &repeated);
+    if (repeated) return c;
     if (PyTypeNum_ISUNSIGNED(d->type_num) && PyDataType_ELSIZE(d) >= (npy_intp)sizeof(npy_intp)) {
         npy_intp n, j;
         npy_uint64 *v;
