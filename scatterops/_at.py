@@ -99,8 +99,10 @@ def at(ufunc, a, indices, b=None):
         written (NumPy also checks every index before its first write).
     ValueError
         ``b`` does not broadcast to ``a[indices]``, ``b`` missing for a
-        binary ufunc or given for a unary one, read-only ``a`` (which
-        NumPy's ``ufunc.at`` writes into all the same).
+        binary ufunc or given for a unary one; a read-only ``a`` where NumPy's
+        ``ufunc.at`` refuses it (an index that leaves a slice of ``a`` to each
+        update: where every update lands on one element, NumPy writes into a
+        read-only ``a``, and so does this).
     TypeError
         ``a`` is not an ndarray, or the ufunc has no loop for the dtypes or
         its result cannot be cast back to ``a.dtype``.
@@ -127,8 +129,8 @@ def at(ufunc, a, indices, b=None):
            [3. , 0. , 5. , 0. ]])
     """
     if isinstance(a, np.ndarray) and not a.flags.writeable:
-        # NumPy's ufunc.at (2.4) writes into it all the same
-        raise ValueError("at: a is read-only; it must be a writeable ndarray")
+        _read_only_at(ufunc, a, indices, b)
+        return None
     call = _plan(ufunc, a, indices, b)
     if call is None:
         _numpy_at(ufunc, a, indices, b)
@@ -142,6 +144,21 @@ def at(ufunc, a, indices, b=None):
         # uint64 index past intp's range, which NumPy's indexing wraps, does the call
         _numpy_at(ufunc, a, indices, b)
     return None
+
+
+def _read_only_at(ufunc, a, indices, b):
+    """NumPy's ufunc.at on a read-only a, which does what NumPy does: it writes into a
+    when every update lands on one element (index arrays or ints on every axis), and
+    raises ValueError when each update meets a slice of a; that error is raised again
+    with a message that says what is wrong."""
+    try:
+        _numpy_at(ufunc, a, indices, b)
+    except ValueError as exc:
+        if "read-only" not in str(exc):
+            raise
+        raise ValueError("at: a is read-only (its flags.writeable is False), and ufunc.at "
+                         "refuses to update slices of a read-only array; pass a writeable "
+                         "array") from exc
 
 
 def _numpy_at(ufunc, a, indices, b):

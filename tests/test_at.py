@@ -255,13 +255,37 @@ def test_other_errors_are_numpys(call):
     S.assert_identical(a, np.arange(3.0), where="a")
 
 
-def test_read_only_a_is_refused():
-    # NumPy's ufunc.at writes into it all the same
-    a = np.zeros(3)
-    a.flags.writeable = False
-    with pytest.raises(ValueError, match="read-only"):
-        scatterops.at(np.add, a, [0], 1.0)
-    S.assert_identical(a, np.zeros(3), where="a")
+@pytest.mark.parametrize("shape,index", [
+    ((5,), np.array([0, 0, -1])),                          # NumPy writes: one element an update
+    ((3, 4), (np.array([0, 2, 2]), np.array([1, 1, -4]))),
+    ((3, 4), (1, -1)),
+    ((3, 4), (np.array([0, 1]), 3)),
+    ((3, 1), (np.array([0, 1, 1]), slice(None))),          # the slice is one element long
+    ((5,), np.array([False, True, True, False, True])),
+    ((3, 4), (slice(None), np.array([0, 0]))),             # NumPy refuses: a slice an update
+    ((3, 4), 1),
+    ((5,), slice(1, 3)),
+    ((3, 4, 2), (np.array([0]), np.array([1]))),
+    ((3, 4), (slice(None), np.array([9]))),                # refused before the index is read
+], ids=repr)
+def test_read_only_a_as_numpy(shape, index):
+    """NumPy's ufunc.at writes into a read-only a where each update lands on one element
+    and raises ValueError where it meets a slice: the same here, bit for bit."""
+    def read_only():
+        a = np.arange(np.prod(shape), dtype=float).reshape(shape)
+        a.flags.writeable = False
+        return a
+    theirs, mine = read_only(), read_only()
+    try:
+        np.add.at(theirs, index, 1.5)
+    except ValueError:
+        with pytest.raises(ValueError, match="a is read-only"):
+            scatterops.at(np.add, mine, index, 1.5)
+        S.assert_identical(mine, read_only(), where="a after the error")
+        return
+    scatterops.at(np.add, mine, index, 1.5)
+    assert not np.array_equal(theirs, read_only())       # NumPy did write into it
+    S.assert_identical(mine, theirs, where="a")
 
 
 def test_unsafe_cast_back_as_numpy():
