@@ -163,6 +163,36 @@ def test_tuple_of_arrays_on_reversed_and_strided_axes():
         _both(np.maximum, a, (rows[:, None], cols[None, :5]), 0.5)
 
 
+INDEX_DTYPES = ["i1", "u1", "i2", "u2", ">i4", "u4", "i8", ">u8"]
+
+
+@pytest.mark.parametrize("dtype", INDEX_DTYPES)
+def test_tuple_of_arrays_read_in_their_own_dtype(monkeypatch, dtype):
+    # the offsets are made from each index array as it is (any integer dtype, byte order
+    # or stride), in chunks: more values than one chunk, negative ones where signed
+    rng = np.random.default_rng(4)
+    a = rng.random((7, 9, 5))[::-1, :, ::2]
+    signed = np.dtype(dtype).kind == "i"
+    idx = tuple(rng.integers(-n if signed else 0, n, 2600).astype(dtype)[::2] for n in a.shape)
+    monkeypatch.setattr(_at, "_numpy_at", lambda *args: pytest.fail("NumPy's ufunc.at was called"))
+    _both(np.add, a, idx, rng.random(1300))
+    _both(np.minimum, a, (idx[0][:, None], idx[1][None, :40], idx[2][None, :40]), 0.25)
+
+
+@pytest.mark.parametrize("make,index,b", [
+    (lambda: np.arange(4000).reshape(40, 100) % 40, lambda a: (a[0], a[1] + 50), lambda a: 7),
+    (lambda: np.arange(4000.0).reshape(40, 100), lambda a: (np.arange(3000) % 7, np.arange(3000) % 3),
+     lambda a: a.reshape(-1)[5:3005]),
+], ids=["indices", "b"])
+def test_tuple_of_arrays_that_are_views_of_a(make, index, b):
+    # the second pass reads the index arrays and b again while it writes a: as NumPy, it
+    # reads them as they were before the call
+    mine, theirs = make(), make()
+    np.add.at(theirs, index(theirs), b(theirs))
+    scatterops.at(np.add, mine, index(mine), b(mine))
+    S.assert_identical(mine, theirs, where="a")
+
+
 def test_unary_ufuncs():
     _both(np.negative, np.arange(6.0).reshape(2, 3), (slice(None), [0, 0, 2]))
     _both(np.invert, np.arange(6, dtype=np.uint8), [1, 1, 5])

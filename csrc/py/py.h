@@ -219,8 +219,9 @@ int so_check_indices_long(const so_args *a, int nthreads);
 /* interrupt.c: PyArray_CopyInto, a large one in slabs with the signals
  * checked between them */
 int so_copy_into(PyArrayObject *dst, PyArrayObject *src);
-/* at_offsets.c: _core.at_offsets(arrays, sizes, steps, shape), for scatterops.at */
-PyObject *so_py_at_offsets(PyObject *self, PyObject *args);
+/* at_offsets.c: _core.at_apply(memory, arrays, sizes, steps, shape, updates,
+ * reduction), scatterops.at's call for index arrays on every axis */
+PyObject *so_py_at_apply(PyObject *self, PyObject *args);
 
 /* convert.c: the byte range of an array's elements overlaps the other's
  * (NumPy's may_share_memory) */
