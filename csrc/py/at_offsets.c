@@ -1,8 +1,8 @@
 /*
  * py/at_offsets.c: _core.at_apply, scatterops.at's call for an index array on
- * every axis of a view of a (a[i, j, ...], a 1-d a[i]): the element offsets of
- * the indexed elements, made and checked in one pass over the index arrays,
- * and the updates applied there.
+ * every axis of a view of a (a[i, j, ...]): every index value checked in a
+ * first pass over the index arrays, then the element offsets of the indexed
+ * elements made chunk by chunk in a second, and the updates applied there.
  *
  * NumPy's indexing reads each index array as intp (an unsafe cast: a uint64
  * value past intp's range wraps) and broadcasts the arrays together; a value v
