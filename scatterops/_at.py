@@ -12,9 +12,9 @@ dimensions go -- and turned into one in-place call on a view of ``a``:
 * no advanced index: ``scatter_nd`` with k = 0 on the view ``a[indices]``;
 * one index array: ``scatter_update`` on the basic view, along that array's axis
   (``scatter_elements``, the same call, when both are 1-d);
-* several arrays addressing every axis of the view: ``scatter_elements`` (or
-  ``scatter_update`` for an n-d index shape) on a flat 1-d view of the view's
-  memory, at the element offsets ``_core.at_offsets`` computes in one pass;
+* several arrays addressing every axis of the view: ``_core.at_apply`` on a flat
+  1-d view of the view's memory, which checks every index value in one pass and
+  applies the updates in a second, making the element offsets chunk by chunk;
 * several arrays and some slices: ``scatter_nd`` on the view with the indexed
   axes moved first.
 
@@ -99,8 +99,10 @@ def at(ufunc, a, indices, b=None):
         written (NumPy also checks every index before its first write).
     ValueError
         ``b`` does not broadcast to ``a[indices]``, ``b`` missing for a
-        binary ufunc or given for a unary one, read-only ``a`` (which
-        NumPy's ``ufunc.at`` writes into all the same).
+        binary ufunc or given for a unary one; a read-only ``a`` where NumPy's
+        ``ufunc.at`` refuses it (an index that leaves a slice of ``a`` to each
+        update: where every update lands on one element, NumPy writes into a
+        read-only ``a``, and so does this).
     TypeError
         ``a`` is not an ndarray, or the ufunc has no loop for the dtypes or
         its result cannot be cast back to ``a.dtype``.
@@ -127,8 +129,8 @@ def at(ufunc, a, indices, b=None):
            [3. , 0. , 5. , 0. ]])
     """
     if isinstance(a, np.ndarray) and not a.flags.writeable:
-        # NumPy's ufunc.at (2.4) writes into it all the same
-        raise ValueError("at: a is read-only; it must be a writeable ndarray")
+        _read_only_at(ufunc, a, indices, b)
+        return None
     call = _plan(ufunc, a, indices, b)
     if call is None:
         _numpy_at(ufunc, a, indices, b)
@@ -142,6 +144,21 @@ def at(ufunc, a, indices, b=None):
         # uint64 index past intp's range, which NumPy's indexing wraps, does the call
         _numpy_at(ufunc, a, indices, b)
     return None
+
+
+def _read_only_at(ufunc, a, indices, b):
+    """NumPy's ufunc.at on a read-only a, which does what NumPy does: it writes into a
+    when every update lands on one element (index arrays or ints on every axis), and
+    raises ValueError when each update meets a slice of a; that error is raised again
+    with a message that says what is wrong."""
+    try:
+        _numpy_at(ufunc, a, indices, b)
+    except ValueError as exc:
+        if "read-only" not in str(exc):
+            raise
+        raise ValueError("at: a is read-only (its flags.writeable is False), and ufunc.at "
+                         "refuses to update slices of a read-only array; pass a writeable "
+                         "array") from exc
 
 
 def _numpy_at(ufunc, a, indices, b):
@@ -287,37 +304,32 @@ class _Index:
                 return scatter_elements, (view, arrays[0], updates), dict(kw, out=view)
             return scatter_update, (view, arrays[0], updates), dict(kw, axis=axes[0], out=view)
         if len(arrays) == view.ndim:
-            flat = _flat_targets(view, arrays, axes, self.bshape)
+            flat = _flat_call(view, arrays, axes, self.bshape, updates, reduction)
             if flat is not None:
-                memory, offsets = flat
-                func = scatter_elements if offsets.ndim == 1 else scatter_update
-                return func, (memory, offsets, updates), dict(kw, out=memory)
+                return _core.at_apply, flat, {}
         moved = view.transpose(list(axes) + [j for j in range(view.ndim) if j not in axes])
         tuples = np.stack([x.astype(np.intp, copy=False)
                            for x in np.broadcast_arrays(*arrays)], axis=-1)
         return scatter_nd, (moved, tuples, updates), dict(kw, out=moved)
 
 
-def _flat_targets(view, arrays, axes, shape):
-    """(memory, offsets): a writeable 1-d view over view's elements, from its lowest,
-    and the element offset in it of every indexed element (C order of the broadcast
-    shape of the arrays, made in one pass by the C core); None if a stride is not a
-    multiple of the item size, or an index is out of range (NumPy then raises)."""
+def _flat_call(view, arrays, axes, shape, updates, reduction):
+    """The arguments of ``_core.at_apply`` for an index array on every axis of view:
+    a writeable 1-d view over view's elements from its lowest (memory), the size and
+    the step in elements of the axis each array addresses; None if a stride is not a
+    multiple of the item size."""
     item = view.itemsize
     strides = [view.strides[j] for j in axes]
     if any(s % item for s in strides):
         return None
     sizes = tuple(view.shape[j] for j in axes)
     steps = tuple(s // item for s in strides)
-    try:
-        offsets = _core.at_offsets(tuple(arrays), sizes, steps, shape)
-    except IndexError:
-        return None
     # reverse the axes with a negative stride, so that the view starts at its lowest element
     lowest = view[tuple(slice(None, None, -1) if view.strides[j] < 0 else slice(None)
                         for j in range(view.ndim))]
     span = 1 + sum((n - 1) * abs(step) for n, step in zip(sizes, steps))
-    return as_strided(lowest, shape=(span,), strides=(item,)), offsets
+    memory = as_strided(lowest, shape=(span,), strides=(item,))
+    return memory, tuple(arrays), sizes, steps, shape, updates, reduction
 
 
 def _read_index(a, indices):

@@ -163,6 +163,38 @@ def test_tuple_of_arrays_on_reversed_and_strided_axes():
         _both(np.maximum, a, (rows[:, None], cols[None, :5]), 0.5)
 
 
+INDEX_DTYPES = ["i1", "u1", "i2", "u2", ">i4", "u4", "i8", ">u8"]
+
+
+@pytest.mark.parametrize("dtype", INDEX_DTYPES)
+def test_tuple_of_arrays_read_in_their_own_dtype(monkeypatch, dtype):
+    # the offsets are made from each index array as it is (any integer dtype, byte order
+    # or stride), in chunks: more values than one chunk, negative ones where signed
+    rng = np.random.default_rng(4)
+    a = rng.random((7, 9, 5))[::-1, :, ::2]
+    signed = np.dtype(dtype).kind == "i"
+    idx = tuple(rng.integers(-n if signed else 0, n, 2600).astype(dtype)[::2] for n in a.shape)
+    monkeypatch.setattr(_at, "_numpy_at", lambda *args: pytest.fail("NumPy's ufunc.at was called"))
+    _both(np.add, a, idx, rng.random(1300))
+    _both(np.minimum, a, (idx[0][:, None], idx[1][None, :40], idx[2][None, :40]), 0.25)
+
+
+@pytest.mark.parametrize("make,index,b", [
+    # the updates that come first zero row indices that come later (past the first chunk)
+    (lambda: np.stack([np.arange(3000) % 3, np.arange(3000)[::-1], np.zeros(3000, int)]),
+     lambda a: (a[0], a[1]), lambda a: 0),
+    (lambda: np.arange(4000.0).reshape(40, 100), lambda a: (np.arange(3000) % 7, np.arange(3000) % 3),
+     lambda a: a.reshape(-1)[5:3005]),
+], ids=["indices", "b"])
+def test_tuple_of_arrays_that_are_views_of_a(make, index, b):
+    # the second pass reads the index arrays and b again while it writes a: as NumPy, it
+    # reads them as they were before the call
+    mine, theirs = make(), make()
+    np.minimum.at(theirs, index(theirs), b(theirs))
+    scatterops.at(np.minimum, mine, index(mine), b(mine))
+    S.assert_identical(mine, theirs, where="a")
+
+
 def test_unary_ufuncs():
     _both(np.negative, np.arange(6.0).reshape(2, 3), (slice(None), [0, 0, 2]))
     _both(np.invert, np.arange(6, dtype=np.uint8), [1, 1, 5])
@@ -255,13 +287,37 @@ def test_other_errors_are_numpys(call):
     S.assert_identical(a, np.arange(3.0), where="a")
 
 
-def test_read_only_a_is_refused():
-    # NumPy's ufunc.at writes into it all the same
-    a = np.zeros(3)
-    a.flags.writeable = False
-    with pytest.raises(ValueError, match="read-only"):
-        scatterops.at(np.add, a, [0], 1.0)
-    S.assert_identical(a, np.zeros(3), where="a")
+@pytest.mark.parametrize("shape,index", [
+    ((5,), np.array([0, 0, -1])),                          # NumPy writes: one element an update
+    ((3, 4), (np.array([0, 2, 2]), np.array([1, 1, -4]))),
+    ((3, 4), (1, -1)),
+    ((3, 4), (np.array([0, 1]), 3)),
+    ((3, 1), (np.array([0, 1, 1]), slice(None))),          # the slice is one element long
+    ((5,), np.array([False, True, True, False, True])),
+    ((3, 4), (slice(None), np.array([0, 0]))),             # NumPy refuses: a slice an update
+    ((3, 4), 1),
+    ((5,), slice(1, 3)),
+    ((3, 4, 2), (np.array([0]), np.array([1]))),
+    ((3, 4), (slice(None), np.array([9]))),                # refused before the index is read
+], ids=repr)
+def test_read_only_a_as_numpy(shape, index):
+    """NumPy's ufunc.at writes into a read-only a where each update lands on one element
+    and raises ValueError where it meets a slice: the same here, bit for bit."""
+    def read_only():
+        a = np.arange(np.prod(shape), dtype=float).reshape(shape)
+        a.flags.writeable = False
+        return a
+    theirs, mine = read_only(), read_only()
+    try:
+        np.add.at(theirs, index, 1.5)
+    except ValueError:
+        with pytest.raises(ValueError, match="a is read-only"):
+            scatterops.at(np.add, mine, index, 1.5)
+        S.assert_identical(mine, read_only(), where="a after the error")
+        return
+    scatterops.at(np.add, mine, index, 1.5)
+    assert not np.array_equal(theirs, read_only())       # NumPy did write into it
+    S.assert_identical(mine, theirs, where="a")
 
 
 def test_unsafe_cast_back_as_numpy():

@@ -402,6 +402,12 @@ assert o[::-1].tobytes() == reference.scatter_nd(d[::-1], i[:-1], u[:-1], reduct
 # mean counts its hits in the compaction
 assert so.scatter_elements(d, i[:, 0], u, reduction="mean").tobytes() == \
     reference.scatter_elements(d, i[:, 0], u, reduction="mean").tobytes()
+# scatterops.at with a tuple of index arrays makes its offsets with AVX2 loops, else scalar
+r = rng.integers(-256, 256, (2, 5000)).astype(np.int32)
+mine, theirs = d[:1 << 16].reshape(256, 256).copy(), d[:1 << 16].reshape(256, 256).copy()
+so.at(np.add, mine, (r[0], r[1]), np.float32(0.5))
+np.add.at(theirs, (r[0], r[1]), np.float32(0.5))
+assert mine.tobytes() == theirs.tobytes()
 i[12347, 0] = n
 js[12347, 0] = 5000
 for big_or_small, ii in ((d, i), (small, js)):

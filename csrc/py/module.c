@@ -66,8 +66,10 @@ static PyMethodDef so_methods[] = {
      "right after checking them (None: stop)."},
     {"copy", so_py_copy, METH_O,
      "copy(a, /)\n--\n\nA C-ordered copy of the ndarray a (large ones in the output cache's memory)."},
-    {"at_offsets", so_py_at_offsets, METH_VARARGS,
-     "at_offsets(arrays, sizes, steps, shape, /)\n--\n\nscatterops.at: the element offsets a tuple of index arrays addresses (at_offsets.c)."},
+    {"at_apply", so_py_at_apply, METH_VARARGS,
+     "at_apply(memory, arrays, sizes, steps, shape, updates, reduction, /)\n--\n\n"
+     "scatterops.at with an index array on every axis: the updates applied at the elements they "
+     "address (at_offsets.c)."},
     {"route", so_py_route, METH_VARARGS,
      "route(indices, sizes, starts, mode, local_dtype, payloads, elements, /)\n--\n\n"
      "scatterops.dask: one chunk's updates grouped by the block they land in (route.c)."},

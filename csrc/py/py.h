@@ -226,8 +226,9 @@ int so_check_indices_long(const so_args *a, int nthreads);
 /* interrupt.c: PyArray_CopyInto, a large one in slabs with the signals
  * checked between them */
 int so_copy_into(PyArrayObject *dst, PyArrayObject *src);
-/* at_offsets.c: _core.at_offsets(arrays, sizes, steps, shape), for scatterops.at */
-PyObject *so_py_at_offsets(PyObject *self, PyObject *args);
+/* at_offsets.c: _core.at_apply(memory, arrays, sizes, steps, shape, updates,
+ * reduction), scatterops.at's call for index arrays on every axis */
+PyObject *so_py_at_apply(PyObject *self, PyObject *args);
 /* route.c: _core.route(indices, sizes, starts, mode, local_dtype, payloads,
  * elements), scatterops.dask's routing of a chunk of updates to the blocks of
  * data: a stable counting sort by block, without the GIL */
