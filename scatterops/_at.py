@@ -99,10 +99,9 @@ def at(ufunc, a, indices, b=None):
         written (NumPy also checks every index before its first write).
     ValueError
         ``b`` does not broadcast to ``a[indices]``, ``b`` missing for a
-        binary ufunc or given for a unary one; a read-only ``a`` where NumPy's
-        ``ufunc.at`` refuses it (an index that leaves a slice of ``a`` to each
-        update: where every update lands on one element, NumPy writes into a
-        read-only ``a``, and so does this).
+        binary ufunc or given for a unary one; a read-only ``a``, for every
+        index (NumPy 2.4's ``ufunc.at`` raises this only where each update meets
+        a slice of ``a``, and otherwise writes into the read-only ``a``).
     TypeError
         ``a`` is not an ndarray, or the ufunc has no loop for the dtypes or
         its result cannot be cast back to ``a.dtype``.
@@ -147,18 +146,13 @@ def at(ufunc, a, indices, b=None):
 
 
 def _read_only_at(ufunc, a, indices, b):
-    """NumPy's ufunc.at on a read-only a, which does what NumPy does: it writes into a
-    when every update lands on one element (index arrays or ints on every axis), and
-    raises ValueError when each update meets a slice of a; that error is raised again
-    with a message that says what is wrong."""
-    try:
-        _numpy_at(ufunc, a, indices, b)
-    except ValueError as exc:
-        if "read-only" not in str(exc):
-            raise
-        raise ValueError("at: a is read-only (its flags.writeable is False), and ufunc.at "
-                         "refuses to update slices of a read-only array; pass a writeable "
-                         "array") from exc
+    """A read-only a is refused before anything is read or written.  NumPy's ufunc.at
+    refuses it only where each update meets a slice of a; where every update lands on one
+    element it writes through the flag, and into a read-only memory map (np.memmap with
+    mode="r") that write kills the process with a segmentation fault."""
+    raise ValueError("at: a is read-only (its flags.writeable is False); ufunc.at updates a "
+                     "in place, so pass a writeable array (a.copy(), or np.memmap with "
+                     "mode='r+')")
 
 
 def _numpy_at(ufunc, a, indices, b):
