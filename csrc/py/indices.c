@@ -118,7 +118,11 @@ so_as_intp(const char *func, PyArrayObject *i)
         return i;
     }
     c = as_intp_repeated(func, i, &repeated);
-    if (repeated) return c;
+    if (repeated) {
+        /* its view fails only when even intp's byte count of i overflows */
+        if (c != NULL) return c;
+        goto fail;
+    }
     if (PyTypeNum_ISUNSIGNED(d->type_num) && PyDataType_ELSIZE(d) >= (npy_intp)sizeof(npy_intp)) {
         npy_intp n, j;
         npy_uint64 *v;
