@@ -14,6 +14,14 @@ so_py_generic_calls(PyObject *self, PyObject *unused)
 }
 
 static PyObject *
+so_py_threads_ran(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyLong_FromLong(so_threads_ran_take());
+}
+
+static PyObject *
 so_py_copy(PyObject *self, PyObject *arg)
 {
     (void)self;
@@ -31,6 +39,9 @@ static PyMethodDef so_methods[] = {
      "for the dtypes without a C loop."},
     {"generic_calls", so_py_generic_calls, METH_NOARGS,
      "generic_calls()\n--\n\nHow many calls went to the NumPy fallback (dtypes without a C loop)."},
+    {"threads_ran", so_py_threads_ran, METH_NOARGS,
+     "threads_ran()\n--\n\nThe most threads that ran one set of tasks (a split walk, a check, a\n"
+     "copy) of a call of this thread since it last asked (0: none); resets it."},
     {"set_thread_cap", so_py_set_thread_cap, METH_O,
      "set_thread_cap(n, /)\n--\n\nThe most threads any call may use (the CPUs this process may\n"
      "use, at most the pool's size); returns the cap set."},
