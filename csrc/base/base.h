@@ -106,9 +106,10 @@ int so_run_tasks_polled(void *(*fn)(void *), void *tasks, size_t size, int n, so
 #define SO_LATE_BACKOFF_MAX 64
 int so_run_tasks_report(void *(*fn)(void *), void *tasks, size_t size, int n, so_poll *poll,
                         int kind);
-/* threads.c: the most threads that ran one set of tasks of this calling thread
- * since it last asked (1 for tasks run on it alone, 0 for none), reset to 0 */
-int so_threads_ran_take(void);
+/* threads.c: the most tasks one set of tasks of this calling thread was split
+ * into (n of a so_run_tasks*, whoever ran them; 0 for none, or only sets of one
+ * task) since it last asked; resets it to 0 */
+int so_threads_asked_take(void);
 /* threads.c: an array of *n tasks of size bytes for so_run_tasks, or -- when
  * *n <= 1 or memory is short -- the caller's single task one, with *n set to 1;
  * so_task_array_free(tasks, one) frees what it allocated. */

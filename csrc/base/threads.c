@@ -47,8 +47,9 @@ static so_pool pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
                        PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0, 0};
 static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
 
-/* the most threads that ran one job of this calling thread since it last asked */
-static _Thread_local int threads_ran;
+/* the most tasks one job of this calling thread was split into since it last
+ * asked (what the split chose, whoever ran them) */
+static _Thread_local int threads_asked;
 
 static npy_int64
 now_ns(void)
@@ -204,7 +205,6 @@ run_alone(void *(*fn)(void *), char *base, size_t size, int n)
 {
     int t;
     for (t = 0; t < n; t++) fn(base + (size_t)t * size);
-    if (threads_ran < 1) threads_ran = 1;
     return 1;
 }
 
@@ -265,6 +265,7 @@ so_run_tasks_report(void *(*fn)(void *), void *tasks, size_t size, int n, so_pol
     npy_int64 t0, t1, c0, c1;
     if (n <= 1) return run_alone(fn, base, size, n);
     if (backing_off(kind)) return 0;
+    if (threads_asked < n) threads_asked = n;
     pthread_once(&pool_once, pool_init);
     pthread_mutex_lock(&pool.mu);
     if (pool.busy) {
@@ -311,15 +312,14 @@ so_run_tasks_report(void *(*fn)(void *), void *tasks, size_t size, int n, so_pol
     pool.next = 0;
     pthread_mutex_unlock(&pool.mu);
     learn(kind, late);
-    if (threads_ran < used) threads_ran = used;
     return used;
 }
 
 int
-so_threads_ran_take(void)
+so_threads_asked_take(void)
 {
-    int r = threads_ran;
-    threads_ran = 0;
+    int r = threads_asked;
+    threads_asked = 0;
     return r;
 }
 

@@ -15,8 +15,10 @@
 /* a fresh result of at least this many updates may have its indices checked
  * while the walk runs (the result is dropped unseen on a bad one) */
 #define SO_OVERLAP_MIN ((npy_intp)1 << 16)
-/* the kind of job (so_run_tasks_report) of the check beside the walk: the
- * splits of walk/split.c use the kinds below 768 */
+/* the check beside the walk: from this many updates (it saves a fifth of the
+ * call at best, less than a worker's wake-up below), and its kind of job for
+ * the pool's back-off (the splits of walk/split.c use the kinds below 768) */
+#define SO_SIDE_CHECK_MIN ((npy_intp)1 << 18)
 #define SO_JOB_KIND_SIDE_CHECK 768
 
 unsigned long so_generic_calls;
@@ -189,7 +191,7 @@ checked_while_walking(const so_args *a, const so_kernel *kn, int *bad)
                                   (size_t)PyArray_NBYTES(data)},
                                  {&job, NULL, NULL, NULL, NULL, 0}};
         if (so_run_tasks_report(side_task_main, tasks, sizeof tasks[0], 2, job.poll,
-                                SO_JOB_KIND_SIDE_CHECK) == 0) {
+                                so_cost_model_on() ? SO_JOB_KIND_SIDE_CHECK : -1) == 0) {
             side_task_main(&tasks[0]);      /* on this thread: threads do not pay now */
             side_task_main(&tasks[1]);
         }
@@ -218,7 +220,8 @@ fresh_checked(const so_args *a, const so_kernel *kn, int nthreads)
         r = checked_by_owners(a, kn, nthreads, &bad);
         if (r != NULL || PyErr_Occurred()) return r;
     }
-    if (!bad && a->kind != SO_UPDATE && a->nidx >= SO_OVERLAP_MIN &&
+    if (!bad && a->kind != SO_UPDATE &&
+            a->nidx >= (so_cost_model_on() ? SO_SIDE_CHECK_MIN : SO_OVERLAP_MIN) &&
             a->nupd == a->nidx &&
             PyArray_NBYTES(data) < SO_FUSED_MIN_BYTES && nthreads > 1) {
         r = checked_while_walking(a, kn, &bad);

@@ -69,7 +69,7 @@ split_dim(const so_plan *p, int nthreads)
  *    elements (less does not pay for a worker's wake-up);
  *  - the owned split makes every thread read every index: it saves only the
  *    update's own cost.  Into an out beyond one core's L2 an update is a cache
- *    miss and dwarfs the index: split from SO_OWNED_MIN_FAR groups per thread.
+ *    miss and dwarfs the index: split as a dim split is.
  *    Into an out in L2 (the vectorised compaction only), an update costs about
  *    what reading and compacting its index does: split from SO_OWNED_MIN_NEAR
  *    groups, and never into an out in L1 (1e6 float32 updates, two threads over
@@ -85,15 +85,38 @@ split_dim(const so_plan *p, int nthreads)
  * its kind on one thread, 2, 4, ... up to SO_LATE_BACKOFF_MAX of them, then
  * tries threads again.  The thread count never changes the result. */
 #define SO_MIN_WORK_PER_THREAD ((npy_intp)1 << 15)
-#define SO_OWNED_MIN_FAR ((npy_intp)1 << 16)
 #define SO_OWNED_MIN_NEAR ((npy_intp)1 << 18)
 #define SO_MIN_OWNED_BYTES ((npy_intp)4 << 20)
+
+/* 0: every split that can be made is made and nothing is learnt (the tests'
+ * way to reach the owned split on any out; the rules before the model) */
+static int cost_model = 1;
+
+int
+so_set_cost_model(int on)
+{
+    int was = cost_model;
+    cost_model = on;
+    return was;
+}
+
+int
+so_cost_model_on(void)
+{
+    return cost_model;
+}
 
 /* where out lives: 0 in L1, 1 in L2, 2 beyond */
 static int
 out_place(npy_intp bytes)
 {
     return bytes <= so_cache_bytes(1) ? 0 : bytes <= so_cache_bytes(2) ? 1 : 2;
+}
+
+static npy_intp
+span(npy_intp n, npy_intp stride)
+{
+    return (n - 1) * (stride < 0 ? -stride : stride);
 }
 
 /* The bytes of out a plan addresses (its extent over every dim that moves in
@@ -103,9 +126,9 @@ out_bytes(const so_plan *p)
 {
     npy_intp b = 1;
     int d;
-    for (d = 0; d < p->k; d++) b += (p->isize[d] - 1) * (p->is_out[d] < 0 ? -p->is_out[d] : p->is_out[d]);
-    for (d = 0; d < p->gnd; d++) b += (p->gshape[d] - 1) * (p->gs_out[d] < 0 ? -p->gs_out[d] : p->gs_out[d]);
-    for (d = 0; d < p->bnd; d++) b += (p->bshape[d] - 1) * (p->bs_out[d] < 0 ? -p->bs_out[d] : p->bs_out[d]);
+    for (d = 0; d < p->k; d++) b += span(p->isize[d], p->is_out[d]);
+    for (d = 0; d < p->gnd; d++) b += span(p->gshape[d], p->gs_out[d]);
+    for (d = 0; d < p->bnd; d++) b += span(p->bshape[d], p->bs_out[d]);
     return b;
 }
 
@@ -113,12 +136,15 @@ out_bytes(const so_plan *p)
 static int
 owned_pays(const so_plan *p, int nthreads, npy_intp groups)
 {
-    npy_intp bytes = out_bytes(p);
-    int place = out_place(bytes);
+    npy_intp bytes;
+    int place, vector;
     if (p->nwin >= 0 || p->k < 1 || p->isize[0] < nthreads) return 0;
-    if (!so_vector_compaction(p)) return bytes >= SO_MIN_OWNED_BYTES && groups / nthreads >= SO_OWNED_MIN_FAR;
-    if (place == 2) return groups / nthreads >= SO_OWNED_MIN_FAR;
-    return place == 1 && groups / nthreads >= SO_OWNED_MIN_NEAR;
+    vector = so_vector_compaction(p);
+    bytes = vector && cost_model ? out_bytes(p)
+            : p->isize[0] * (p->is_out[0] < 0 ? -p->is_out[0] : p->is_out[0]);
+    if (!vector || !cost_model) return vector || bytes >= SO_MIN_OWNED_BYTES;
+    place = out_place(bytes);
+    return place == 2 || (place == 1 && groups / nthreads >= SO_OWNED_MIN_NEAR);
 }
 
 /* The threads a call may use, and the dim to split (-1: none). */
@@ -294,7 +320,7 @@ run_split(const so_plan *p, const so_kernel *kn, int nthreads, int dim, const so
         }
     }
     used = so_run_tasks_report(task_main, tasks, sizeof *tasks, nthreads, x->poll,
-                               kind_of_call(p, dim));
+                               cost_model ? kind_of_call(p, dim) : -1);
     for (t = 0; t < nthreads; t++) {
         if (bad[t]) ok = 0;
     }
