@@ -106,6 +106,28 @@ int so_run_tasks_polled(void *(*fn)(void *), void *tasks, size_t size, int n, so
 #define SO_LATE_BACKOFF_MAX 64
 int so_run_tasks_report(void *(*fn)(void *), void *tasks, size_t size, int n, so_poll *poll,
                         int kind);
+/* threads.c: so_run_tasks_report, and when it ran nothing, the tasks one after
+ * another on the caller (for tasks that split work evenly, as a copy's) */
+void so_run_tasks_kind(void *(*fn)(void *), void *tasks, size_t size, int n, so_poll *poll,
+                       int kind);
+/* The kinds: walk/split.c's splits below SO_JOB_KIND_SIDE_CHECK; the check
+ * beside the walk (py/call.c); a parallel copy and index check by the power of
+ * two of their bytes. */
+#define SO_JOB_KIND_SIDE_CHECK 768
+#define SO_JOB_KIND_COPY 832
+#define SO_JOB_KIND_CHECK 896
+/* threads.c: turn the cost model (walk/split.c's choice, the pool's back-off)
+ * on or off -- tests only: off, every split that can be made is made and no
+ * kind backs off; returns the state before.  so_cost_model_on: whether on. */
+int so_set_cost_model(int on);
+int so_cost_model_on(void);
+/* the power of two of n (0 for n < 2), for a kind */
+static inline int so_log2(npy_intp n)
+{
+    int lg = 0;
+    while (lg < 62 && ((npy_intp)1 << (lg + 1)) <= n) lg++;
+    return lg;
+}
 /* threads.c: the most tasks one set of tasks of this calling thread was split
  * into (n of a so_run_tasks*, whoever ran them; 0 for none, or only sets of one
  * task) since it last asked; resets it to 0 */

@@ -224,6 +224,22 @@ typedef struct {
 
 static so_lateness lateness[SO_JOB_KINDS];
 
+static int cost_model = 1;
+
+int
+so_set_cost_model(int on)
+{
+    int was = cost_model;
+    cost_model = on;
+    return was;
+}
+
+int
+so_cost_model_on(void)
+{
+    return cost_model;
+}
+
 /* Whether a job of this kind runs on its caller alone this time. */
 static int
 backing_off(int kind)
@@ -264,6 +280,7 @@ so_run_tasks_report(void *(*fn)(void *), void *tasks, size_t size, int n, so_pol
     char *base = (char *)tasks;
     npy_int64 t0, t1, c0, c1;
     if (n <= 1) return run_alone(fn, base, size, n);
+    if (!cost_model) kind = -1;
     if (backing_off(kind)) return 0;
     if (threads_asked < n) threads_asked = n;
     pthread_once(&pool_once, pool_init);
@@ -313,6 +330,14 @@ so_run_tasks_report(void *(*fn)(void *), void *tasks, size_t size, int n, so_pol
     pthread_mutex_unlock(&pool.mu);
     learn(kind, late);
     return used;
+}
+
+void
+so_run_tasks_kind(void *(*fn)(void *), void *tasks, size_t size, int n, so_poll *poll, int kind)
+{
+    if (so_run_tasks_report(fn, tasks, size, n, poll, kind) == 0) {
+        run_alone(fn, (char *)tasks, size, n);
+    }
 }
 
 int

@@ -16,10 +16,8 @@
  * while the walk runs (the result is dropped unseen on a bad one) */
 #define SO_OVERLAP_MIN ((npy_intp)1 << 16)
 /* the check beside the walk: from this many updates (it saves a fifth of the
- * call at best, less than a worker's wake-up below), and its kind of job for
- * the pool's back-off (the splits of walk/split.c use the kinds below 768) */
+ * call at best, less than a worker's wake-up below) */
 #define SO_SIDE_CHECK_MIN ((npy_intp)1 << 18)
-#define SO_JOB_KIND_SIDE_CHECK 768
 
 unsigned long so_generic_calls;
 
@@ -191,7 +189,7 @@ checked_while_walking(const so_args *a, const so_kernel *kn, int *bad)
                                   (size_t)PyArray_NBYTES(data)},
                                  {&job, NULL, NULL, NULL, NULL, 0}};
         if (so_run_tasks_report(side_task_main, tasks, sizeof tasks[0], 2, job.poll,
-                                so_cost_model_on() ? SO_JOB_KIND_SIDE_CHECK : -1) == 0) {
+                                SO_JOB_KIND_SIDE_CHECK) == 0) {
             side_task_main(&tasks[0]);      /* on this thread: threads do not pay now */
             side_task_main(&tasks[1]);
         }

@@ -88,24 +88,6 @@ split_dim(const so_plan *p, int nthreads)
 #define SO_OWNED_MIN_NEAR ((npy_intp)1 << 18)
 #define SO_MIN_OWNED_BYTES ((npy_intp)4 << 20)
 
-/* 0: every split that can be made is made and nothing is learnt (the tests'
- * way to reach the owned split on any out; the rules before the model) */
-static int cost_model = 1;
-
-int
-so_set_cost_model(int on)
-{
-    int was = cost_model;
-    cost_model = on;
-    return was;
-}
-
-int
-so_cost_model_on(void)
-{
-    return cost_model;
-}
-
 /* where out lives: 0 in L1, 1 in L2, 2 beyond */
 static int
 out_place(npy_intp bytes)
@@ -140,9 +122,9 @@ owned_pays(const so_plan *p, int nthreads, npy_intp groups)
     int place, vector;
     if (p->nwin >= 0 || p->k < 1 || p->isize[0] < nthreads) return 0;
     vector = so_vector_compaction(p);
-    bytes = vector && cost_model ? out_bytes(p)
+    bytes = vector && so_cost_model_on() ? out_bytes(p)
             : p->isize[0] * (p->is_out[0] < 0 ? -p->is_out[0] : p->is_out[0]);
-    if (!vector || !cost_model) return vector || bytes >= SO_MIN_OWNED_BYTES;
+    if (!vector || !so_cost_model_on()) return vector || bytes >= SO_MIN_OWNED_BYTES;
     place = out_place(bytes);
     return place == 2 || (place == 1 && groups / nthreads >= SO_OWNED_MIN_NEAR);
 }
@@ -177,11 +159,10 @@ static int
 kind_of_call(const so_plan *p, int dim)
 {
     npy_intp work = 1;
-    int d, lg = 0;
+    int d;
     for (d = 0; d < p->gnd; d++) work *= p->gshape[d];
     for (d = 0; d < p->bnd; d++) work *= p->bshape[d];
-    while (lg < 63 && ((npy_intp)1 << (lg + 1)) <= work) lg++;
-    return ((dim == SO_SPLIT_OWNED) * 3 + out_place(out_bytes(p))) * 64 + lg;
+    return ((dim == SO_SPLIT_OWNED) * 3 + out_place(out_bytes(p))) * 64 + so_log2(work);
 }
 
 int
@@ -320,7 +301,7 @@ run_split(const so_plan *p, const so_kernel *kn, int nthreads, int dim, const so
         }
     }
     used = so_run_tasks_report(task_main, tasks, sizeof *tasks, nthreads, x->poll,
-                               cost_model ? kind_of_call(p, dim) : -1);
+                               kind_of_call(p, dim));
     for (t = 0; t < nthreads; t++) {
         if (bad[t]) ok = 0;
     }

@@ -79,11 +79,6 @@ int so_run_owned_checked(const so_plan *p, const so_kernel *kn, int nthreads, so
  * 1, or 0 (nothing done) if the plan is not split that way. */
 int so_run_owned_counting(const so_plan *p, const so_kernel *kn, int nthreads, npy_intp *hits,
                           so_walk_hook finish, void *ctx, so_poll *poll);
-/* split.c: turn the cost model (choose_split, the pool's back-off) on or off
- * (tests only: off, every split that can be made is made); returns the state
- * before.  so_cost_model_on: whether it is on. */
-int so_set_cost_model(int on);
-int so_cost_model_on(void);
 /* walk.c: p narrowed to [lo, hi) of dim (a group dim, or gnd + a block dim). */
 void so_narrow(so_plan *p, int dim, npy_intp lo, npy_intp hi);
 
