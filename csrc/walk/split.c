@@ -72,7 +72,7 @@ split_dim(const so_plan *p, int nthreads)
  *    miss and dwarfs the index: split as a dim split is.
  *    Into an out in L2 (the vectorised compaction only), an update costs about
  *    what reading and compacting its index does: split from SO_OWNED_MIN_NEAR
- *    groups, and never into an out in L1 (1e6 float32 updates, two threads over
+ *    groups a thread, and never into an out in L1 (1e6 float32 updates, two threads over
  *    one: 1.00 into 4e3, 0.71 into 1.28e5; 1e5 into 3e4: 1.4x slower).
  *    Without the vectorised compaction, only an out of SO_MIN_OWNED_BYTES or
  *    more (scalar compaction, in cache: two threads slower than one).
@@ -83,7 +83,9 @@ split_dim(const so_plan *p, int nthreads)
  * work and where out lives), whether its workers came late last time
  * (so_run_tasks_report, base/threads.c); a late call runs the next calls of
  * its kind on one thread, 2, 4, ... up to SO_LATE_BACKOFF_MAX of them, then
- * tries threads again.  The thread count never changes the result. */
+ * tries threads again (one on time halves the count).  Measured with
+ * benchmarks/thread_grid.py (docs/performance.md).  The thread count never
+ * changes the result. */
 #define SO_MIN_WORK_PER_THREAD ((npy_intp)1 << 15)
 #define SO_OWNED_MIN_NEAR ((npy_intp)1 << 18)
 #define SO_MIN_OWNED_BYTES ((npy_intp)4 << 20)
