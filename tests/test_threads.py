@@ -371,6 +371,7 @@ def test_owned_split_vector_compactions_equal_the_scalar_one(tmp_path, env_off):
 import sys, numpy as np, scatterops as so
 from scatterops import reference
 so.set_num_threads(int(sys.argv[1]))
+so._core.set_cost_model(False)      # every split that can be made, into any out
 rng = np.random.default_rng(12)
 n = 1 << 20
 d = rng.standard_normal(n).astype(np.float32)

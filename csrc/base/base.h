@@ -57,6 +57,8 @@ int so_import_numpy(void);
 enum { SO_CPU_F16C = 0, SO_CPU_AVX512 = 1, SO_CPU_AVX2 = 2, SO_CPU_NFEATURES = 3 };
 int so_cpu_has(int feature);
 void so_cpu_disable(int feature);
+/* cpu.c: the bytes of one core's L1 data (level 1) or L2 (level 2) cache */
+npy_intp so_cache_bytes(int level);
 
 /* threads.c: the most worker threads the pool keeps; a thread count is capped
  * below it (py/settings.c) */
@@ -91,6 +93,45 @@ int so_run_tasks(void *(*fn)(void *), void *tasks, size_t size, int n);
 /* threads.c: so_run_tasks whose caller, once its own tasks are done, keeps
  * asking poll while it waits for the others (poll may be NULL). */
 int so_run_tasks_polled(void *(*fn)(void *), void *tasks, size_t size, int n, so_poll *poll);
+/* threads.c: so_run_tasks_polled for a kind of job (0 <= kind < SO_JOB_KINDS,
+ * chosen by the caller; -1: none) that learns whether threads pay for it.
+ * Returns 0, having run nothing, when the caller should run its call on its
+ * own thread in one piece: another call has the pool, or jobs of this kind
+ * came late (the caller ran every task itself, waited for the others more
+ * than a quarter of its own time, or was off its CPU a fifth of it) and the
+ * pool is backing off: each late job doubles the number of the kind's next
+ * jobs declined (2, 4, ... SO_LATE_BACKOFF_MAX), each on time halves it.
+ * Else the threads that ran. */
+#define SO_JOB_KINDS 1024
+#define SO_LATE_BACKOFF_MAX 64
+int so_run_tasks_report(void *(*fn)(void *), void *tasks, size_t size, int n, so_poll *poll,
+                        int kind);
+/* threads.c: so_run_tasks_report, and when it ran nothing, the tasks one after
+ * another on the caller (for tasks that split work evenly, as a copy's) */
+void so_run_tasks_kind(void *(*fn)(void *), void *tasks, size_t size, int n, so_poll *poll,
+                       int kind);
+/* The kinds: walk/split.c's splits below SO_JOB_KIND_SIDE_CHECK; the check
+ * beside the walk (py/call.c); a parallel copy and index check by the power of
+ * two of their bytes. */
+#define SO_JOB_KIND_SIDE_CHECK 768
+#define SO_JOB_KIND_COPY 832
+#define SO_JOB_KIND_CHECK 896
+/* threads.c: turn the cost model (walk/split.c's choice, the pool's back-off)
+ * on or off -- tests only: off, every split that can be made is made and no
+ * kind backs off; returns the state before.  so_cost_model_on: whether on. */
+int so_set_cost_model(int on);
+int so_cost_model_on(void);
+/* the power of two of n (0 for n < 2), for a kind */
+static inline int so_log2(npy_intp n)
+{
+    int lg = 0;
+    while (lg < 62 && ((npy_intp)1 << (lg + 1)) <= n) lg++;
+    return lg;
+}
+/* threads.c: the most tasks one set of tasks of this calling thread was split
+ * into (n of a so_run_tasks*, whoever ran them; 0 for none, or only sets of one
+ * task) since it last asked; resets it to 0 */
+int so_threads_asked_take(void);
 /* threads.c: an array of *n tasks of size bytes for so_run_tasks, or -- when
  * *n <= 1 or memory is short -- the caller's single task one, with *n set to 1;
  * so_task_array_free(tasks, one) frees what it allocated. */

@@ -59,7 +59,8 @@ so_parallel_copy(char *dst, const char *src, size_t nbytes, int nthreads, so_pol
         tasks[t].n = hi - lo;
         tasks[t].poll = poll;
     }
-    so_run_tasks_polled(copy_main, tasks, sizeof *tasks, nthreads, poll);
+    so_run_tasks_kind(copy_main, tasks, sizeof *tasks, nthreads, poll,
+                      SO_JOB_KIND_COPY + so_log2((npy_intp)nbytes));
     so_task_array_free(tasks, &one);
     return so_stopped(poll);
 }

@@ -2,9 +2,13 @@
  * base/cpu.c: which instruction sets the CPU has and the OS supports (CPUID and
  * XGETBV), asked once per feature; a feature can be turned off (the
  * SCATTEROPS_NO_* switches, parsed by the Python side and set through
- * py/settings.c).  A portable build (SO_X86_VECTOR 0) has none.
+ * py/settings.c).  A portable build (SO_X86_VECTOR 0) has none.  Also the
+ * sizes of a core's L1 data and L2 caches, for the cost model of walk/cost.c.
  */
 #include "base/base.h"
+
+#include <stdio.h>
+#include <unistd.h>
 
 #if SO_X86_VECTOR
 #include <cpuid.h>
@@ -55,4 +59,53 @@ so_cpu_has(int feature)
         known[feature] = have && !disabled[feature];
     }
     return known[feature];
+}
+
+/* A cache's size from sysfs (cpu0's index i of the given level and a data or
+ * unified type), or 0. */
+static long
+sysfs_cache_bytes(int level)
+{
+    int i;
+    for (i = 0; i < 8; i++) {
+        char path[96], type[32] = "";
+        int lv = 0;
+        long kib = 0;
+        FILE *f;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        if ((f = fopen(path, "r")) == NULL) return 0;
+        if (fscanf(f, "%d", &lv) != 1) lv = 0;
+        fclose(f);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+        if ((f = fopen(path, "r")) != NULL) {
+            if (fscanf(f, "%31s", type) != 1) type[0] = 0;
+            fclose(f);
+        }
+        if (lv != level || strcmp(type, "Instruction") == 0) continue;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        if ((f = fopen(path, "r")) == NULL) return 0;
+        if (fscanf(f, "%ldK", &kib) != 1) kib = 0;
+        fclose(f);
+        return kib * 1024;
+    }
+    return 0;
+}
+
+/* Asked once (every thread that races to it writes the same value): sysconf,
+ * then sysfs, else 32 KiB and 1 MiB. */
+npy_intp
+so_cache_bytes(int level)
+{
+    static npy_intp known_bytes[3];
+    if (level < 1 || level > 2) return 0;
+    if (known_bytes[level] == 0) {
+        long b = 0;
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
+        b = sysconf(level == 1 ? _SC_LEVEL1_DCACHE_SIZE : _SC_LEVEL2_CACHE_SIZE);
+#endif
+        if (b <= 0) b = sysfs_cache_bytes(level);
+        if (b <= 0) b = level == 1 ? 32L << 10 : 1L << 20;
+        known_bytes[level] = (npy_intp)b;
+    }
+    return known_bytes[level];
 }

@@ -11,8 +11,12 @@
  * tasks nobody took.  The workers start at the first call that needs them and
  * wait between calls; a child made by fork() has none, and starts its own.
  * One call uses the pool at a time: a second calling thread that finds it busy
- * runs its tasks itself (the workers are shared by all callers, never
- * multiplied).
+ * runs its tasks itself, or (so_run_tasks_report) hands them back to run its
+ * call another way: the workers are shared by all callers, never multiplied.
+ * so_run_tasks_report remembers, per kind of job, whether its workers came
+ * late (the caller did every task, waited for the others, or was itself off
+ * its CPU: a busy machine), and runs the next jobs of a late kind on their
+ * caller alone for a while (the cost model, walk/split.c).
  *
  * A long call may be stopped (so_poll, base.h): the calling thread asks its
  * check between pieces of its own tasks and, once they are done, while it
@@ -36,11 +40,16 @@ typedef struct {
     char *tasks;
     size_t size;
     int n, next, finished, ran;
+    int caller_ran;               /* tasks the calling thread ran */
 } so_pool;
 
 static so_pool pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-                       PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0};
+                       PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0, 0};
 static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+
+/* the most tasks one job of this calling thread was split into since it last
+ * asked (what the split chose, whoever ran them) */
+static _Thread_local int threads_asked;
 
 static npy_int64
 now_ns(void)
@@ -191,28 +200,105 @@ wait_for_job(so_poll *poll)
     }
 }
 
+static int
+run_alone(void *(*fn)(void *), char *base, size_t size, int n)
+{
+    int t;
+    for (t = 0; t < n; t++) fn(base + (size_t)t * size);
+    return 1;
+}
+
 int
 so_run_tasks_polled(void *(*fn)(void *), void *tasks, size_t size, int n, so_poll *poll)
 {
-    int t, used, workers;
+    return so_run_tasks_report(fn, tasks, size, n, poll, -1);
+}
+
+/* What the pool remembers of each kind of job: whether its workers came late,
+ * and how many of its next jobs run on their caller alone.  Read and written
+ * with relaxed atomics: two callers racing on a kind lose a verdict, nothing
+ * else. */
+typedef struct {
+    int skip, backoff;
+} so_lateness;
+
+static so_lateness lateness[SO_JOB_KINDS];
+
+static int cost_model = 1;
+
+int
+so_set_cost_model(int on)
+{
+    int was = cost_model;
+    cost_model = on;
+    return was;
+}
+
+int
+so_cost_model_on(void)
+{
+    return cost_model;
+}
+
+/* Whether a job of this kind runs on its caller alone this time. */
+static int
+backing_off(int kind)
+{
+    int skip;
+    if (kind < 0 || kind >= SO_JOB_KINDS) return 0;
+    skip = __atomic_load_n(&lateness[kind].skip, __ATOMIC_RELAXED);
+    if (skip <= 0) return 0;
+    __atomic_store_n(&lateness[kind].skip, skip - 1, __ATOMIC_RELAXED);
+    return 1;
+}
+
+/* A late job doubles its kind's back-off (2, 4, ... SO_LATE_BACKOFF_MAX jobs
+ * alone), one on time halves it. */
+static void
+learn(int kind, int late)
+{
+    int b;
+    if (kind < 0 || kind >= SO_JOB_KINDS) return;
+    b = __atomic_load_n(&lateness[kind].backoff, __ATOMIC_RELAXED);
+    b = late ? (b == 0 ? 2 : b < SO_LATE_BACKOFF_MAX ? 2 * b : b) : b / 2;
+    __atomic_store_n(&lateness[kind].backoff, b, __ATOMIC_RELAXED);
+    __atomic_store_n(&lateness[kind].skip, b, __ATOMIC_RELAXED);
+}
+
+static npy_int64
+thread_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+    return (npy_int64)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int
+so_run_tasks_report(void *(*fn)(void *), void *tasks, size_t size, int n, so_poll *poll, int kind)
+{
+    int used, workers, late;
     char *base = (char *)tasks;
-    if (n <= 1) {
-        if (n == 1) fn(base);
-        return 1;
-    }
+    npy_int64 t0, t1, c0, c1;
+    if (n <= 1) return run_alone(fn, base, size, n);
+    if (!cost_model) kind = -1;
+    if (backing_off(kind)) return 0;
+    if (threads_asked < n) threads_asked = n;
     pthread_once(&pool_once, pool_init);
     pthread_mutex_lock(&pool.mu);
     if (pool.busy) {
-        /* another thread's call has the pool: this one runs on its own thread */
+        /* another thread's call has the pool: this one runs on its own thread,
+         * or hands its tasks back (kind given) to run the call in one piece */
         pthread_mutex_unlock(&pool.mu);
-        for (t = 0; t < n; t++) fn(base + (size_t)t * size);
-        return 1;
+        if (kind >= 0) {
+            learn(kind, 1);
+            return 0;
+        }
+        return run_alone(fn, base, size, n);
     }
     workers = start_workers(n - 1);
     if (workers == 0) {
         pthread_mutex_unlock(&pool.mu);
-        for (t = 0; t < n; t++) fn(base + (size_t)t * size);
-        return 1;
+        return run_alone(fn, base, size, n);
     }
     pool.busy = 1;
     pool.fn = fn;
@@ -226,14 +312,40 @@ so_run_tasks_polled(void *(*fn)(void *), void *tasks, size_t size, int n, so_pol
     pool.job++;
     pthread_cond_broadcast(&pool.wake);
     /* the caller takes tasks too, and whatever nobody else took */
-    if (run_claimed() > 0) pool.ran++;
+    c0 = kind >= 0 ? thread_cpu_ns() : 0;
+    t0 = now_ns();
+    pool.caller_ran = run_claimed();
+    if (pool.caller_ran > 0) pool.ran++;
+    t1 = now_ns();
+    c1 = kind >= 0 ? thread_cpu_ns() : 0;
     wait_for_job(poll);
+    /* late: the caller ran every task, waited for the others more than a
+     * quarter of its own time, or was itself off its CPU for a fifth of it
+     * (a machine with more runnable threads than CPUs) */
+    late = pool.caller_ran == n || (now_ns() - t1) * 4 > t1 - t0 || (t1 - t0) * 4 > (c1 - c0) * 5;
     used = pool.ran;
     pool.busy = 0;
     pool.n = 0;
     pool.next = 0;
     pthread_mutex_unlock(&pool.mu);
+    learn(kind, late);
     return used;
+}
+
+void
+so_run_tasks_kind(void *(*fn)(void *), void *tasks, size_t size, int n, so_poll *poll, int kind)
+{
+    if (so_run_tasks_report(fn, tasks, size, n, poll, kind) == 0) {
+        run_alone(fn, (char *)tasks, size, n);
+    }
+}
+
+int
+so_threads_asked_take(void)
+{
+    int r = threads_asked;
+    threads_asked = 0;
+    return r;
 }
 
 void *

@@ -69,7 +69,7 @@ first_bad_threaded(const npy_intp *v, npy_intp n, npy_intp b, int aligned, int n
         tasks[t].found = -1;
         tasks[t].poll = poll;
     }
-    so_run_tasks_polled(check_main, tasks, sizeof *tasks, nt, poll);
+    so_run_tasks_kind(check_main, tasks, sizeof *tasks, nt, poll, SO_JOB_KIND_CHECK + so_log2(n));
     if (so_stopped(poll)) {
         free(tasks);
         return SO_CHECK_STOPPED;

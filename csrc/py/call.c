@@ -9,14 +9,15 @@
  */
 #include "py/py.h"
 
-#include <pthread.h>
-
 /* data from this size on is copied into a fresh out by the walk itself
  * (walk/fused.c), in the output cache's memory */
 #define SO_FUSED_MIN_BYTES ((npy_intp)1 << 20)
 /* a fresh result of at least this many updates may have its indices checked
  * while the walk runs (the result is dropped unseen on a bad one) */
 #define SO_OVERLAP_MIN ((npy_intp)1 << 16)
+/* the check beside the walk: from this many updates (it saves a fifth of the
+ * call at best, less than a worker's wake-up below) */
+#define SO_SIDE_CHECK_MIN ((npy_intp)1 << 18)
 
 unsigned long so_generic_calls;
 
@@ -31,8 +32,9 @@ unsigned long so_generic_calls;
  *  - split by index value over threads (walk/split): each thread reads every
  *    index anyway, so it checks them as it goes (1e7 int64: saves 7 ms);
  *  - element by element into a small out, one thread: the check runs beside it
- *    on a second thread (1e6 updates into 1e5 int64: the check was a fifth of
- *    the call).
+ *    as a second task of the pool, which the calling thread also runs when no
+ *    worker took it (1e6 updates into 1e5 int64: the check was a fifth of the
+ *    call).
  */
 typedef struct {
     PyArrayObject *idx;
@@ -42,11 +44,33 @@ typedef struct {
     so_poll *poll;
 } so_check_job;
 
+/* the two tasks of checked_while_walking: the copy and the walk (task 0, which
+ * the calling thread claims first), the check (task 1, the caller's too when
+ * no worker took it) */
+typedef struct {
+    so_check_job *check;
+    const so_plan *plan;
+    const so_kernel *kn;
+    char *dst;
+    const char *src;
+    size_t nbytes;
+} so_side_task;
+
 static void *
 check_job_main(void *arg)
 {
     so_check_job *j = (so_check_job *)arg;
     j->bad = so_find_bad_index_polled(j->idx, j->bounds, j->nbounds, 1, j->poll);
+    return NULL;
+}
+
+static void *
+side_task_main(void *arg)
+{
+    so_side_task *t = (so_side_task *)arg;
+    if (t->plan == NULL) return check_job_main(t->check);
+    memcpy(t->dst, t->src, t->nbytes);
+    so_run_polled(t->plan, t->kn, t->check->poll);
     return NULL;
 }
 
@@ -108,9 +132,7 @@ checked_while_walking(const so_args *a, const so_kernel *kn, int *bad)
     npy_intp bounds[SO_MAXDIMS];
     so_plan plan;
     so_check_job job;
-    pthread_t tid;
     so_unlocked u;
-    int started;
 
     if (kn->elem == NULL || kn->needs_gil) return NULL;
     Py_INCREF(dd);
@@ -133,11 +155,16 @@ checked_while_walking(const so_args *a, const so_kernel *kn, int *bad)
     job.nbounds = so_args_bounds(a, bounds);
     job.bad = -1;
     job.poll = so_unlock(&u);
-    started = pthread_create(&tid, NULL, check_job_main, &job) == 0;
-    memcpy(PyArray_BYTES(result), PyArray_BYTES(data), (size_t)PyArray_NBYTES(data));
-    so_run_polled(&plan, kn, job.poll);
-    if (started) pthread_join(tid, NULL);
-    else check_job_main(&job);
+    {
+        so_side_task tasks[2] = {{&job, &plan, kn, PyArray_BYTES(result), PyArray_BYTES(data),
+                                  (size_t)PyArray_NBYTES(data)},
+                                 {&job, NULL, NULL, NULL, NULL, 0}};
+        if (so_run_tasks_report(side_task_main, tasks, sizeof tasks[0], 2, job.poll,
+                                SO_JOB_KIND_SIDE_CHECK) == 0) {
+            side_task_main(&tasks[0]);      /* on this thread: threads do not pay now */
+            side_task_main(&tasks[1]);
+        }
+    }
     if (so_relock(&u) < 0) {
         Py_DECREF(result);
         return NULL;
@@ -162,7 +189,8 @@ fresh_checked(const so_args *a, const so_kernel *kn, int nthreads)
         r = checked_by_owners(a, kn, nthreads, &bad);
         if (r != NULL || PyErr_Occurred()) return r;
     }
-    if (!bad && a->kind != SO_UPDATE && a->nidx >= SO_OVERLAP_MIN &&
+    if (!bad && a->kind != SO_UPDATE &&
+            a->nidx >= (so_cost_model_on() ? SO_SIDE_CHECK_MIN : SO_OVERLAP_MIN) &&
             a->nupd == a->nidx &&
             PyArray_NBYTES(data) < SO_FUSED_MIN_BYTES && nthreads > 1) {
         r = checked_while_walking(a, kn, &bad);

@@ -22,6 +22,23 @@ so_py_folded_calls(PyObject *self, PyObject *unused)
 }
 
 static PyObject *
+so_py_threads_asked(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyLong_FromLong(so_threads_asked_take());
+}
+
+static PyObject *
+so_py_set_cost_model(PyObject *self, PyObject *arg)
+{
+    int on = PyObject_IsTrue(arg);
+    (void)self;
+    if (on < 0) return NULL;
+    return PyBool_FromLong(so_set_cost_model(on));
+}
+
+static PyObject *
 so_py_copy(PyObject *self, PyObject *arg)
 {
     (void)self;
@@ -42,6 +59,12 @@ static PyMethodDef so_methods[] = {
     {"folded_calls", so_py_folded_calls, METH_NOARGS,
      "folded_calls()\n--\n\nHow many calls ran an index written out with equal rows as its\n"
      "stride-0 view (py/fold.c)."},
+    {"threads_asked", so_py_threads_asked, METH_NOARGS,
+     "threads_asked()\n--\n\nThe most threads one set of tasks (a split walk, a check, a copy)\n"
+     "of this thread's calls was split over since it last asked (0: none); resets it."},
+    {"set_cost_model", so_py_set_cost_model, METH_O,
+     "set_cost_model(on, /)\n--\n\nTests only: False makes every thread split that can be made\n"
+     "(no cost model, no back-off); returns the state before."},
     {"set_thread_cap", so_py_set_thread_cap, METH_O,
      "set_thread_cap(n, /)\n--\n\nThe most threads any call may use (the CPUs this process may\n"
      "use, at most the pool's size); returns the cap set."},

@@ -13,8 +13,6 @@
 
 #include <stdlib.h>
 
-#define SO_MIN_WORK_PER_THREAD ((npy_intp)1 << 15)
-
 typedef struct {
     so_walk walk;
     const so_kernel *kn;
@@ -40,15 +38,10 @@ task_main(void *arg)
  * 64 float32 added into 1e5 rows, 34 -> 20 ms.  (An earlier AMD machine gave
  * no gain for a branchy version that tested ownership update by update.) */
 #define SO_MIN_BLOCK_RUN 256
-/* split_dim found none: split the values of the first index component, when
- * the part of out they address is too large for the cache, or when the
- * compaction is vectorised (into an out that stays in cache, 1e6 updates into
- * 1e5 float16 or int64 elements, every thread reading every index with the
- * scalar compaction made two threads slower than one: 2.0 -> 2.2-2.4 ms; on the
- * AMD EPYC with AVX2, against a walk on one thread beside the index check:
- * float16 add 3.3-3.5 -> 2.5-3.0 ms, int64 max 3.5-3.6 -> 2.6-3.5 ms) */
+/* split_dim found none: split the values of the first index component
+ * (SO_SPLIT_OWNED).  Every owner reads every index, so this wins only where
+ * applying an update costs more than reading an index: see choose_split. */
 #define SO_SPLIT_OWNED (-2)
-#define SO_MIN_OWNED_BYTES ((npy_intp)4 << 20)
 
 static int
 split_dim(const so_plan *p, int nthreads)
@@ -67,14 +60,86 @@ split_dim(const so_plan *p, int nthreads)
     return -1;
 }
 
+/* ---- the cost model --------------------------------------------------------
+ *
+ * What a call costs on one thread and what threads save, from the bytes it
+ * touches and where out lives:
+ *  - a split along a dim (each thread its own updates and its own part of out)
+ *    saves nearly all of a thread's share once each has SO_MIN_WORK_PER_THREAD
+ *    elements (less does not pay for a worker's wake-up);
+ *  - the owned split makes every thread read every index: it saves only the
+ *    update's own cost.  Into an out beyond one core's L2 an update is a cache
+ *    miss and dwarfs the index: split as a dim split is.
+ *    Into an out in L2 (the vectorised compaction only), an update costs about
+ *    what reading and compacting its index does: split from SO_OWNED_MIN_NEAR
+ *    groups a thread, and never into an out in L1 (1e6 float32 updates, two threads over
+ *    one: 1.00 into 4e3, 0.71 into 1.28e5; 1e5 into 3e4: 1.4x slower).
+ *    Without the vectorised compaction, only an out of SO_MIN_OWNED_BYTES or
+ *    more (scalar compaction, in cache: two threads slower than one).
+ * That is the static part, in choose_split.  Whether the workers are there is
+ * the other part: on a busy machine a worker is descheduled, or several
+ * callers share the pool, and a thread's share then waits for it.  So each
+ * split remembers, per kind of call (its strategy, the power of two of its
+ * work and where out lives), whether its workers came late last time
+ * (so_run_tasks_report, base/threads.c); a late call runs the next calls of
+ * its kind on one thread, 2, 4, ... up to SO_LATE_BACKOFF_MAX of them, then
+ * tries threads again (one on time halves the count).  Measured with
+ * benchmarks/thread_grid.py (docs/performance.md).  The thread count never
+ * changes the result. */
+#define SO_MIN_WORK_PER_THREAD ((npy_intp)1 << 15)
+#define SO_OWNED_MIN_NEAR ((npy_intp)1 << 18)
+#define SO_MIN_OWNED_BYTES ((npy_intp)4 << 20)
+
+/* where out lives: 0 in L1, 1 in L2, 2 beyond */
+static int
+out_place(npy_intp bytes)
+{
+    return bytes <= so_cache_bytes(1) ? 0 : bytes <= so_cache_bytes(2) ? 1 : 2;
+}
+
+static npy_intp
+span(npy_intp n, npy_intp stride)
+{
+    return (n - 1) * (stride < 0 ? -stride : stride);
+}
+
+/* The bytes of out a plan addresses (its extent over every dim that moves in
+ * out), an upper bound. */
+static npy_intp
+out_bytes(const so_plan *p)
+{
+    npy_intp b = 1;
+    int d;
+    for (d = 0; d < p->k; d++) b += span(p->isize[d], p->is_out[d]);
+    for (d = 0; d < p->gnd; d++) b += span(p->gshape[d], p->gs_out[d]);
+    for (d = 0; d < p->bnd; d++) b += span(p->bshape[d], p->bs_out[d]);
+    return b;
+}
+
+/* Whether the owned split pays on nthreads threads (the static part). */
+static int
+owned_pays(const so_plan *p, int nthreads, npy_intp groups)
+{
+    npy_intp bytes;
+    int place, vector;
+    if (p->nwin >= 0 || p->k < 1 || p->isize[0] < nthreads) return 0;
+    vector = so_vector_compaction(p);
+    bytes = vector && so_cost_model_on() ? out_bytes(p)
+            : p->isize[0] * (p->is_out[0] < 0 ? -p->is_out[0] : p->is_out[0]);
+    if (!vector || !so_cost_model_on()) return vector || bytes >= SO_MIN_OWNED_BYTES;
+    place = out_place(bytes);
+    return place == 2 || (place == 1 && groups / nthreads >= SO_OWNED_MIN_NEAR);
+}
+
 /* The threads a call may use, and the dim to split (-1: none). */
 static int
 choose_split(const so_plan *p, const so_kernel *kn, int *nthreads_io)
 {
-    npy_intp work = 1;
+    npy_intp work = 1, groups = 1;
     int d, dim, nthreads = *nthreads_io;
 
-    for (d = 0; d < p->gnd; d++) work *= p->gshape[d];
+    for (d = 0; d < p->gnd; d++) groups *= p->gshape[d];
+    work = groups;
     for (d = 0; d < p->bnd; d++) work *= p->bshape[d];
     if (kn->needs_gil || work == 0 || p->out_overlaps) {
         nthreads = 1;
@@ -83,13 +148,23 @@ choose_split(const so_plan *p, const so_kernel *kn, int *nthreads_io)
         nthreads = (int)(work / SO_MIN_WORK_PER_THREAD);
     }
     dim = nthreads > 1 ? split_dim(p, nthreads) : -1;
-    if (dim == -1 && nthreads > 1 && p->nwin < 0 && p->k >= 1 && p->isize[0] >= nthreads &&
-            (so_vector_compaction(p) ||
-             p->isize[0] * (p->is_out[0] < 0 ? -p->is_out[0] : p->is_out[0]) >= SO_MIN_OWNED_BYTES)) {
+    if (dim == -1 && nthreads > 1 && owned_pays(p, nthreads, groups)) {
         dim = SO_SPLIT_OWNED;
     }
     *nthreads_io = nthreads;
     return dim;
+}
+
+/* The kind of job (so_run_tasks_report) of a split: its strategy, where out
+ * lives and the power of two of its work. */
+static int
+kind_of_call(const so_plan *p, int dim)
+{
+    npy_intp work = 1;
+    int d;
+    for (d = 0; d < p->gnd; d++) work *= p->gshape[d];
+    for (d = 0; d < p->bnd; d++) work *= p->bshape[d];
+    return ((dim == SO_SPLIT_OWNED) * 3 + out_place(out_bytes(p))) * 64 + so_log2(work);
 }
 
 int
@@ -171,9 +246,26 @@ make_owner(so_walk *w, const so_plan *p, npy_intp lo, npy_intp hi, int *bad,
     w->poll = x->poll;
 }
 
-/* The walk split along dim on nthreads threads.  With x->check (SO_SPLIT_OWNED
- * only), returns 0 if a thread saw a bad index, else 1; without, the threads
- * that ran. */
+/* The call on this thread alone: one owner of everything when the owners
+ * check or count, else the plain walk; as run_split returns. */
+static int
+run_alone(const so_plan *p, const so_kernel *kn, const so_owner_extra *x)
+{
+    if (x->check || x->hits != NULL) {
+        so_walk one;
+        int b = 0;
+        make_owner(&one, p, 0, p->isize[0], &b, x);
+        so_walk_run(&one, kn);
+        return x->check ? !b : 1;
+    }
+    so_run_polled(p, kn, x->poll);
+    return 1;
+}
+
+/* The walk split along dim on nthreads threads, or on this one while the cost
+ * model says so (or another call has the pool).  With x->check
+ * (SO_SPLIT_OWNED only), returns 0 if a thread saw a bad index, else 1;
+ * without, the threads that ran. */
 static int
 run_split(const so_plan *p, const so_kernel *kn, int nthreads, int dim, const so_owner_extra *x)
 {
@@ -183,23 +275,14 @@ run_split(const so_plan *p, const so_kernel *kn, int nthreads, int dim, const so
     int *bad;
     int t, used, ok = 1;
 
-    if (nthreads < 1) nthreads = 1;
+    if (nthreads <= 1) return run_alone(p, kn, x);
     extent = dim == SO_SPLIT_OWNED ? p->isize[0]
              : dim < p->gnd ? p->gshape[dim] : p->bshape[dim - p->gnd];
     tasks = malloc(sizeof *tasks * (size_t)nthreads);
     bad = calloc((size_t)nthreads, sizeof *bad);
     if (tasks == NULL || bad == NULL) {
         free(tasks); free(bad);
-        if (check || x->hits != NULL) {
-            /* one owner of everything, still checking (counting) */
-            so_walk one;
-            int b = 0;
-            make_owner(&one, p, 0, p->isize[0], &b, x);
-            so_walk_run(&one, kn);
-            return check ? !b : 1;
-        }
-        so_run_polled(p, kn, x->poll);
-        return 1;
+        return run_alone(p, kn, x);
     }
     for (t = 0; t < nthreads; t++) {
         npy_intp lo = extent * t / nthreads, hi = extent * (t + 1) / nthreads;
@@ -219,10 +302,12 @@ run_split(const so_plan *p, const so_kernel *kn, int nthreads, int dim, const so
             so_narrow(&tasks[t].walk.plan, dim, lo, hi);
         }
     }
-    used = so_run_tasks_polled(task_main, tasks, sizeof *tasks, nthreads, x->poll);
+    used = so_run_tasks_report(task_main, tasks, sizeof *tasks, nthreads, x->poll,
+                               kind_of_call(p, dim));
     for (t = 0; t < nthreads; t++) {
         if (bad[t]) ok = 0;
     }
     free(tasks); free(bad);
+    if (used == 0) return run_alone(p, kn, x);      /* nothing ran: alone, in one piece */
     return check ? ok : used;
 }

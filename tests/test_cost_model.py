@@ -1,0 +1,79 @@
+"""The cost model (walk/split.c, base/threads.c): a call that threads cannot speed up runs on
+the calling thread, and whatever the model decides -- threads, one thread, a split handed back
+by a busy pool -- the result has the bits of the reference."""
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+import scatterops as so
+from scatterops import _core, reference
+
+
+@pytest.fixture
+def cost_model():
+    before = so.get_num_threads()
+    was = _core.set_cost_model(True)
+    yield
+    _core.set_cost_model(was)
+    so.set_num_threads(before)
+
+
+def _small_out_call(inplace):
+    # 1e5 updates into 1e3 float32 (4 KB: in any L1): split by index value, every thread
+    # would read all 1e5 indices to apply its half of them
+    rng = np.random.default_rng(5)
+    d = rng.random(1000, dtype=np.float32)
+    i = rng.integers(0, 1000, 100000)
+    u = rng.random(100000, dtype=np.float32)
+    if inplace:
+        return lambda: so.scatter_elements(d, i, u, 0, reduction="add", out=d)
+    return lambda: so.scatter_elements(d, i, u, 0, reduction="add")
+
+
+@pytest.mark.parametrize("inplace", [False, True], ids=["fresh", "in-place"])
+def test_a_call_into_a_small_out_runs_on_one_thread(inplace, cost_model):
+    call = _small_out_call(inplace)
+    so.set_num_threads(2)
+    _core.set_cost_model(False)         # the control: without the model, split over two
+    _core.threads_asked()
+    call()
+    assert _core.threads_asked() == 2
+    _core.set_cost_model(True)
+    call()
+    assert _core.threads_asked() <= 1
+
+
+def _owned_calls():
+    """Calls the model splits by index value (out beyond any L2: 2**21 float32), out of place
+    (the owners check the indices) and the mean (the owners count hits)."""
+    rng = np.random.default_rng(6)
+    n = 1 << 21
+    d = rng.standard_normal(n).astype(np.float32)
+    i = rng.integers(-n, n, 150000)
+    u = rng.standard_normal(150000).astype(np.float32)
+    return [(d, i, u, red) for red in ("add", "max", "none", "mean")]
+
+
+def test_many_callers_with_the_model_give_the_reference(cost_model):
+    # four Python threads share one pool: a call that finds it busy runs alone in one piece
+    # (one owner of everything, checking or counting), and the pool backs off kinds of calls
+    # whose workers come late; every way gives the reference's bits
+    so.set_num_threads(2)
+    calls = _owned_calls()
+    want = [reference.scatter_elements(d, i, u, 0, reduction=r).tobytes() for d, i, u, r in calls]
+    bad = calls[0][1].copy()
+    bad[-1] = len(calls[0][0])
+
+    def run(k):
+        failures = []
+        for _ in range(2):
+            for j, (d, i, u, r) in enumerate(calls):
+                if so.scatter_elements(d, i, u, 0, reduction=r).tobytes() != want[j]:
+                    failures.append((k, j))
+            with pytest.raises(IndexError):
+                so.scatter_elements(calls[0][0], bad, calls[0][2], 0, reduction="add")
+        return failures
+
+    with ThreadPoolExecutor(4) as pool:
+        assert [f for fs in pool.map(run, range(4)) for f in fs] == []
