@@ -77,3 +77,31 @@ def test_many_callers_with_the_model_give_the_reference(cost_model):
 
     with ThreadPoolExecutor(4) as pool:
         assert [f for fs in pool.map(run, range(4)) for f in fs] == []
+
+
+@pytest.mark.parametrize("idx_dtype", [np.int8, np.int32, np.uint64, np.int64])
+@pytest.mark.parametrize("inplace", [False, True], ids=["fresh", "in-place"])
+def test_one_thread_calls_of_the_model_on_two_threads_give_the_reference(idx_dtype, inplace,
+                                                                         cost_model):
+    # 1e5 updates into 100 float32: the model keeps it on one thread, and a 1-D call with
+    # narrow indices (or in place) then takes the direct form, on two threads as on one
+    rng = np.random.default_rng(8)
+    d = rng.standard_normal(100).astype(np.float32)
+    lo = -100 if np.issubdtype(idx_dtype, np.signedinteger) else 0
+    i = rng.integers(lo, 100, 100000).astype(idx_dtype)
+    u = rng.standard_normal(100000).astype(np.float32)
+    so.set_num_threads(2)
+    for red in ("add", "max", "mul"):
+        want = reference.scatter_elements(d, i, u, 0, reduction=red)
+        out = d.copy() if inplace else None
+        _core.threads_asked()
+        got = so.scatter_elements(d, i, u, 0, reduction=red, out=out)
+        assert _core.threads_asked() <= 1
+        assert got.tobytes() == want.tobytes()
+        bad = i.copy()
+        bad[-1] = 100
+        keep = None if out is None else out.copy()
+        with pytest.raises(IndexError, match=r"indices\[99999\] = 100 "):
+            so.scatter_elements(d, bad, u, 0, reduction=red, out=out)
+        if out is not None:
+            assert out.tobytes() == keep.tobytes()

@@ -131,6 +131,15 @@ owned_pays(const so_plan *p, int nthreads, npy_intp groups)
     return place == 2 || (place == 1 && groups / nthreads >= SO_OWNED_MIN_NEAR);
 }
 
+int
+so_owned_keeps_one_thread(npy_intp bytes, npy_intp groups, int nthreads)
+{
+    int place;
+    if (!so_cost_model_on()) return 0;
+    place = out_place(bytes);
+    return place == 0 || (place == 1 && groups / nthreads < SO_OWNED_MIN_NEAR);
+}
+
 /* The threads a call may use, and the dim to split (-1: none). */
 static int
 choose_split(const so_plan *p, const so_kernel *kn, int *nthreads_io)

@@ -64,6 +64,11 @@ int so_for_pieces(so_plan *const *plans, int n, npy_intp piece, int whole_groups
  * w's finish hook if it is an owner. */
 void so_walk_run(const so_walk *w, const so_kernel *kn);
 
+/* split.c: whether the cost model keeps on one thread a walk of groups single
+ * elements into bytes of out that only the owned split could split (out in a
+ * core's L1, or in its L2 with few updates a thread): the caller may then run
+ * it its own way on one thread.  0 with the model off (tests). */
+int so_owned_keeps_one_thread(npy_intp bytes, npy_intp groups, int nthreads);
 /* split.c: the walk split over up to nthreads threads by output ownership,
  * each thread's share in pieces asking poll; returns the number of threads
  * that ran. */
