@@ -99,15 +99,8 @@ so_fold_equal_rows(so_args *a)
     memcpy(strides, PyArray_STRIDES(idx), sizeof(npy_intp) * (size_t)nd);
     strides[nd - 1] = 0;
     Py_INCREF(PyArray_DESCR(idx));
-    view = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, PyArray_DESCR(idx), nd,
-                                                 PyArray_DIMS(idx), strides, PyArray_BYTES(idx),
-                                                 0, NULL);
+    view = so_view_of(idx, PyArray_DESCR(idx), PyArray_DIMS(idx), strides);
     if (view == NULL) return -1;
-    Py_INCREF(idx);             /* the view's base: a stolen reference */
-    if (PyArray_SetBaseObject(view, (PyObject *)idx) < 0) {
-        Py_DECREF(view);
-        return -1;
-    }
     a->idx = view;
     Py_DECREF(idx);
     so_folded_calls++;

@@ -57,9 +57,9 @@ so_parse_indices(const char *func, PyObject *indices)
     return NULL;
 }
 
-/* A view of a's memory (a its base) with the given descr, dims and strides. */
-static PyArrayObject *
-view_of(PyArrayObject *a, PyArray_Descr *descr, const npy_intp *dims, const npy_intp *strides)
+PyArrayObject *
+so_view_of(PyArrayObject *a, PyArray_Descr *descr, const npy_intp *dims,
+           const npy_intp *strides)
 {
     PyArrayObject *v = (PyArrayObject *)PyArray_NewFromDescr(
         &PyArray_Type, descr, PyArray_NDIM(a), (npy_intp *)dims, (npy_intp *)strides,
@@ -92,14 +92,14 @@ as_intp_repeated(const char *func, PyArrayObject *i, int *done)
     if (!repeated) return NULL;
     *done = 1;
     Py_INCREF(PyArray_DESCR(i));
-    core = view_of(i, PyArray_DESCR(i), dims, PyArray_STRIDES(i));
+    core = so_view_of(i, PyArray_DESCR(i), dims, PyArray_STRIDES(i));
     if (core == NULL) return NULL;
     c = so_as_intp(func, core);
     Py_DECREF(core);
     if (c == NULL) return NULL;
     for (d = 0; d < nd; d++) strides[d] = PyArray_STRIDE(i, d) == 0 ? 0 : PyArray_STRIDE(c, d);
     Py_INCREF(PyArray_DESCR(c));
-    v = view_of(c, PyArray_DESCR(c), PyArray_DIMS(i), strides);
+    v = so_view_of(c, PyArray_DESCR(c), PyArray_DIMS(i), strides);
     Py_DECREF(c);
     return v;
 }

@@ -42,18 +42,9 @@ map_values(npy_intp *v, const npy_uint64 *u, npy_intp n, const npy_intp *bounds,
     npy_intp j;
     int c = 0;
     for (j = 0; j < n; j++) {
-        npy_intp s = bounds[c], x = v[j];
+        npy_intp s = bounds[c];
         if (s > 0) {
-            if (mode == SO_MODE_WRAP) {
-                if (u != NULL) x = (npy_intp)(u[j] % (npy_uint64)s);
-                else {
-                    x %= s;
-                    if (x < 0) x += s;
-                }
-            }
-            else if (x < -s) x = 0;
-            else if (x >= s) x = s - 1;
-            v[j] = x;
+            so_mode_position(u != NULL ? u[j] : (npy_uint64)v[j], u != NULL, s, mode, &v[j]);
         }
         if (++c == nb) c = 0;
     }

@@ -63,35 +63,6 @@ load_index(const char *p, int item, int is_unsigned)
 }
 #undef SO_LOAD_INDEX
 
-/* The position in [0, s) of a value on an axis of size s: 0 with *pos set, 1 if
- * mode="drop" skips its update, -1 if it raises (any value outside under
- * "raise"; under "wrap" and "clip" on an axis of size 0: nothing to map to). */
-static inline int
-position(npy_uint64 raw, int is_unsigned, npy_intp s, int mode, npy_intp *pos)
-{
-    const npy_int64 v = (npy_int64)raw;
-    if (is_unsigned ? raw < (npy_uint64)s : (v >= -(npy_int64)s && v < (npy_int64)s)) {
-        *pos = (npy_intp)(v < 0 ? v + s : v);
-        return 0;
-    }
-    if (mode == SO_MODE_RAISE) return -1;
-    if (mode == SO_MODE_DROP) return 1;
-    if (s == 0) return -1;
-    if (mode == SO_MODE_WRAP) {
-        npy_int64 r;
-        if (is_unsigned) {
-            *pos = (npy_intp)(raw % (npy_uint64)s);
-            return 0;
-        }
-        r = v % (npy_int64)s;
-        *pos = (npy_intp)(r < 0 ? r + s : r);
-    }
-    else {                          /* clip: below -s to 0, at or above s to s - 1 */
-        *pos = !is_unsigned && v < 0 ? 0 : s - 1;
-    }
-    return 0;
-}
-
 /* the block of axis j that holds pos: the last b with starts[b] <= pos */
 static inline npy_intp
 block_of(const so_route *r, int j, npy_intp pos)
@@ -123,7 +94,7 @@ locate(const so_route *r, npy_intp i, npy_intp *t, npy_intp *local, int *bad, in
     int j, dropped = 0;
     for (j = 0; j < k; j++) {
         npy_intp pos, b;
-        int st = position(load_index(row + j * r->col_stride, item, r->is_unsigned),
+        int st = so_mode_position(load_index(row + j * r->col_stride, item, r->is_unsigned),
                           r->is_unsigned, r->size[j], r->mode, &pos);
         if (st < 0) {
             *bad = j;
