@@ -138,3 +138,26 @@ def test_a_repeated_narrow_index_is_converted_once(materialised):
         tracemalloc.stop()
     assert out.tobytes() == want.tobytes()
     assert peak < edges * feat * 8 // 8       # an intp copy would take edges * feat * 8 bytes
+
+
+@pytest.mark.parametrize("change", [None, "first share", "second share"])
+def test_a_large_index_folds_the_same_on_two_threads(change):
+    # 2^16 rows of 40: more than 2^21 values, so the pass is split between two threads, each
+    # keeping the values of its share of the rows; one changed value in either share stops the fold
+    rng = np.random.default_rng(7)
+    rows = rng.integers(-1000, 1000, 1 << 16)
+    i = _expanded(rows, 40, np.int16)
+    if change is not None:
+        r = 1000 if change == "first share" else (1 << 16) - 1000
+        i[r, 17] = (int(i[r, 0]) + 1) % 1000
+    d = rng.standard_normal((1000, 40)).astype(np.float32)
+    u = rng.standard_normal((1 << 16, 40)).astype(np.float32)
+    # the same values in a form that is never folded (Fortran order), itself held to the
+    # reference by the tests above
+    want = _call(d, np.asfortranarray(i), u, 0, "add")
+    for n in (1, 2):
+        before = _core.folded_calls()
+        with so.threads(n):
+            got = _call(d, i, u, 0, "add")
+        assert _core.folded_calls() - before == int(change is None)
+        assert got.tobytes() == want.tobytes()

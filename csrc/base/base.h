@@ -112,10 +112,11 @@ void so_run_tasks_kind(void *(*fn)(void *), void *tasks, size_t size, int n, so_
                        int kind);
 /* The kinds: walk/split.c's splits below SO_JOB_KIND_SIDE_CHECK; the check
  * beside the walk (py/call.c); a parallel copy and index check by the power of
- * two of their bytes. */
+ * two of their bytes; py/fold.c's pass by the power of two of its values. */
 #define SO_JOB_KIND_SIDE_CHECK 768
 #define SO_JOB_KIND_COPY 832
 #define SO_JOB_KIND_CHECK 896
+#define SO_JOB_KIND_FOLD 960
 /* threads.c: turn the cost model (walk/split.c's choice, the pool's back-off)
  * on or off -- tests only: off, every split that can be made is made and no
  * kind backs off; returns the state before.  so_cost_model_on: whether on. */

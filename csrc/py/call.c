@@ -412,7 +412,7 @@ so_call_run(so_args *a, int nthreads)
     const so_kernel *kn = &a->kn;
     int typed = a->typed, rc, direct;
 
-    if (so_fold_equal_rows(a) < 0) return NULL;
+    if (so_fold_equal_rows(a, nthreads) < 0) return NULL;
     work = (PyArrayObject *)so_call_direct(a, nthreads, &direct);
     if (direct) return (PyObject *)work;
     if (so_args_intp_indices(a) < 0) return NULL;

@@ -41,6 +41,59 @@ ROW_EQUAL(npy_uint64)
 
 typedef int (*row_equal_fn)(const char *r, npy_intp n, char *keep);
 
+/* A share of a 2-d index's rows for one thread: rows from base, stride apart,
+ * of n values; equal is whether each was constant (stops at the first not) */
+typedef struct {
+    const char *base;
+    char *keep;
+    npy_intp rows, stride, n, isz;
+    row_equal_fn eq;
+    int equal;
+} so_fold_task;
+
+static void *
+fold_task_main(void *arg)
+{
+    so_fold_task *t = (so_fold_task *)arg;
+    npy_intp i;
+    t->equal = 1;
+    for (i = 0; i < t->rows && t->equal; i++) {
+        t->equal = t->eq(t->base + i * t->stride, t->n, t->keep + i * t->isz);
+    }
+    return NULL;
+}
+
+/* rows_constant of a 2-d idx on up to nthreads threads (a share each of at
+ * least SO_FOLD_PER_THREAD values): 512 MB of index is a memory-bound pass */
+#define SO_FOLD_PER_THREAD ((npy_intp)1 << 20)
+static int
+rows_constant_2d(PyArrayObject *idx, row_equal_fn eq, char *keep, int nthreads)
+{
+    so_fold_task one, *tasks;
+    const npy_intp rows = PyArray_DIM(idx, 0), isz = PyArray_ITEMSIZE(idx);
+    int t, n = nthreads, equal = 1;
+    if ((npy_intp)n > PyArray_SIZE(idx) / SO_FOLD_PER_THREAD) {
+        n = (int)(PyArray_SIZE(idx) / SO_FOLD_PER_THREAD);
+    }
+    if (n > rows) n = (int)rows;
+    tasks = so_task_array(&one, sizeof *tasks, &n);
+    for (t = 0; t < n; t++) {
+        const npy_intp lo = rows * t / n, hi = rows * (t + 1) / n;
+        tasks[t].base = PyArray_BYTES(idx) + lo * PyArray_STRIDE(idx, 0);
+        tasks[t].keep = keep + lo * isz;
+        tasks[t].rows = hi - lo;
+        tasks[t].stride = PyArray_STRIDE(idx, 0);
+        tasks[t].n = PyArray_DIM(idx, 1);
+        tasks[t].isz = isz;
+        tasks[t].eq = eq;
+    }
+    so_run_tasks_kind(fold_task_main, tasks, sizeof *tasks, n, NULL,
+                      SO_JOB_KIND_FOLD + so_log2(PyArray_SIZE(idx)));
+    for (t = 0; t < n; t++) equal &= tasks[t].equal;
+    so_task_array_free(tasks, &one);
+    return equal;
+}
+
 /* every row (last dim, contiguous) of idx constant; each row's value stored
  * in C order at keep */
 static int
@@ -66,7 +119,7 @@ rows_constant(PyArrayObject *idx, row_equal_fn eq, char *keep)
 }
 
 int
-so_fold_equal_rows(so_args *a)
+so_fold_equal_rows(so_args *a, int nthreads)
 {
     PyArrayObject *idx = a->idx, *view, *kept;
     const int nd = PyArray_NDIM(idx);
@@ -103,7 +156,9 @@ so_fold_equal_rows(so_args *a)
     if (kept == NULL) return -1;
     if (a->nidx >= SO_GIL_RELEASE_MIN) {
         Py_BEGIN_ALLOW_THREADS
-        equal = rows_constant(idx, eq, PyArray_BYTES(kept));
+        equal = nd == 2 && nthreads > 1
+                ? rows_constant_2d(idx, eq, PyArray_BYTES(kept), nthreads)
+                : rows_constant(idx, eq, PyArray_BYTES(kept));
         Py_END_ALLOW_THREADS
     }
     else {

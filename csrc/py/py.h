@@ -175,7 +175,7 @@ PyObject *so_call_run(so_args *a, int nthreads);
 /* fold.c: scatter_elements' indices constant along each row of their last dim
  * (an expanded index written out) become a stride-0 view of their first
  * column in a->idx: 1 if folded, 0 if not, -1 raised */
-int so_fold_equal_rows(so_args *a);
+int so_fold_equal_rows(so_args *a, int nthreads);
 extern unsigned long so_folded_calls;      /* fold.c: how many calls were folded */
 /* call.c: how many calls went to the Python fallback for dtypes without a C
  * loop (scatterops/_generic.py), since the module was loaded */
