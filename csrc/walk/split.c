@@ -132,12 +132,16 @@ owned_pays(const so_plan *p, int nthreads, npy_intp groups)
 }
 
 int
-so_owned_keeps_one_thread(npy_intp bytes, npy_intp groups, int nthreads)
+so_direct_form_pays(npy_intp size, npy_intp stride, npy_intp nupd, int nthreads, int side_check)
 {
+    const npy_intp bytes = size * (stride < 0 ? -stride : stride);
     int place;
     if (!so_cost_model_on()) return 0;
+    if (nupd / nthreads < SO_MIN_WORK_PER_THREAD) return 1;     /* no split would run */
     place = out_place(bytes);
-    return place == 0 || (place == 1 && groups / nthreads < SO_OWNED_MIN_NEAR);
+    if (place == 0) return !(side_check && nupd >= SO_SIDE_CHECK_MIN);
+    if (place == 1) return 1;
+    return !(so_vector_compaction_fits(size, stride) || bytes >= SO_MIN_OWNED_BYTES);
 }
 
 /* The threads a call may use, and the dim to split (-1: none). */
