@@ -1,10 +1,8 @@
 """The split by index value (walk/owned.c) reads indices of every integer dtype as they are,
 with no copy to intp first (py/call.c keeps them): on any thread count its result has the
 reference's bits, and a bad value -- a uint64 above intp's range included -- raises the
-reference's IndexError.  The bits come from NumPy's ufunc.at, which the reference runs for
+reference's IndexError.  (tests/test_memory.py: no copy of them is made.)  The bits come from NumPy's ufunc.at, which the reference runs for
 these reductions (docs/contract.md), a hundred times faster than the reference's own loop."""
-import tracemalloc
-
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
@@ -84,32 +82,3 @@ def test_a_bad_narrow_index_on_the_owned_split_raises_the_reference_error(dtype,
         assert str(mine.value) == str(theirs.value)
         if out is not None:
             assert out.tobytes() == d.tobytes()          # nothing written
-
-
-@pytest.mark.parametrize("model", [False, True], ids=["every-split", "cost-model"])
-@pytest.mark.parametrize("dtype", ["int32", "uint16"])
-def test_narrow_indices_on_the_owned_split_are_not_copied(dtype, model, restore_threads):
-    # 2**19 indices into 2**22 float32 (16 MB: beyond a core's L2, split by index value with the
-    # model on as without): a copy to intp would allocate 4 MB; the owned split reads them as
-    # they are.  In place, so that the call allocates no output either.
-    was = _core.set_cost_model(model)
-    try:
-        rng = np.random.default_rng(3)
-        n, m = 1 << 22, 1 << 19
-        d = rng.standard_normal(n).astype(np.float32)
-        i = rng.integers(0, min(n, np.iinfo(dtype).max + 1), m).astype(dtype)
-        u = rng.standard_normal(m).astype(np.float32)
-        want = d.copy()
-        np.add.at(want, i, u)
-        so.set_num_threads(2)
-        out = d.copy()
-        tracemalloc.start()
-        try:
-            so.scatter_elements(out, i, u, 0, reduction="add", out=out)
-            peak = tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
-        assert out.tobytes() == want.tobytes()
-        assert peak < m * 4, peak
-    finally:
-        _core.set_cost_model(was)
