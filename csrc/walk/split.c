@@ -78,10 +78,11 @@ split_dim(const so_plan *p, int nthreads)
  *    more (scalar compaction, in cache: two threads slower than one);
  *  - a 1-D call with the direct form (py/direct.c: indices checked in their own
  *    dtype, one typed loop, one thread) runs it unless a split beats it
- *    (so_direct_form_pays): into an out in L1 the check beside the walk does,
- *    out of place with intp indices (1e6 into 1e4 float32: 0.75x the direct
- *    form); into an out in L2 nothing does (the owned split, 1e6 into 3e4 and
- *    1e5: 1.2-1.7x slower on two threads); beyond L2 the owned split does.
+ *    (so_direct_form_pays): into an out in L1 the check beside the walk may,
+ *    out of place with intp indices (1e6 into 1e4 float32: 0.75-1.12x the
+ *    direct form, measured on a loaded machine; kept as it was); into an out
+ *    in L2 nothing does (the owned split, 1e6 into 3e4 and 1e5: 1.2-1.7x
+ *    slower on two threads); beyond L2 the owned split does.
  * That is the static part, in choose_split.  Whether the workers are there is
  * the other part: on a busy machine a worker is descheduled, or several
  * callers share the pool, and a thread's share then waits for it.  So each
