@@ -105,3 +105,31 @@ def test_one_thread_calls_of_the_model_on_two_threads_give_the_reference(idx_dty
             so.scatter_elements(d, bad, u, 0, reduction=red, out=out)
         if out is not None:
             assert out.tobytes() == keep.tobytes()
+
+
+@pytest.mark.parametrize("idx_dtype", [np.int64, np.int32])
+@pytest.mark.parametrize("inplace", [False, True], ids=["fresh", "in-place"])
+def test_a_1d_call_into_an_out_in_l2_runs_the_direct_form_on_two_threads(idx_dtype, inplace,
+                                                                        cost_model):
+    # 2**19 updates into 40960 float32 (160 KiB: past a core's L1, inside its L2 on any CPU
+    # this runs on): split by index value, each of two threads would read every index to
+    # apply its half of them, slower than the direct form on one (walk/split.c,
+    # so_direct_form_pays), out of place with intp indices as with any
+    rng = np.random.default_rng(9)
+    n, m = 40960, (1 << 19) + 3
+    d = rng.standard_normal(n).astype(np.float32)
+    i = rng.integers(-n, n, m).astype(idx_dtype)
+    u = rng.standard_normal(m).astype(np.float32)
+    want = d.copy()
+    np.add.at(want, i, u)               # the reference's bits for "add", sooner
+    so.set_num_threads(2)
+    out = d.copy() if inplace else None
+    _core.set_cost_model(False)         # the control: without the model, split over two
+    _core.threads_asked()
+    so.scatter_elements(d, i, u, 0, reduction="add", out=None if out is None else d.copy())
+    assert _core.threads_asked() == 2
+    _core.set_cost_model(True)
+    _core.threads_asked()
+    got = so.scatter_elements(d, i, u, 0, reduction="add", out=out)
+    assert _core.threads_asked() <= 1
+    assert got.tobytes() == want.tobytes()

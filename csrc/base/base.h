@@ -174,6 +174,13 @@ so_index_type(PyArray_Descr *d)
     return -1;
 }
 
+/* The bytes of a value of index type t (the order of SO_INDEX_TYPES: 1, 2, 4,
+ * 8 bytes, signed then unsigned). */
+static inline npy_intp so_index_size(int t)
+{
+    return (npy_intp)1 << (t & 3);
+}
+
 /* An index value, wherever it lies (user index arrays need not be aligned). */
 static inline npy_intp so_load_intp(const char *p)
 {

@@ -3,7 +3,7 @@
  * XGETBV), asked once per feature; a feature can be turned off (the
  * SCATTEROPS_NO_* switches, parsed by the Python side and set through
  * py/settings.c).  A portable build (SO_X86_VECTOR 0) has none.  Also the
- * sizes of a core's L1 data and L2 caches, for the cost model of walk/cost.c.
+ * sizes of a core's L1 data and L2 caches, for the cost model of walk/split.c.
  */
 #include "base/base.h"
 

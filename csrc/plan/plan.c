@@ -115,6 +115,7 @@ so_make_plan(so_plan *p, int kind, PyArrayObject *out, PyArrayObject *idx,
     p->out = PyArray_BYTES(out);
     p->upd = PyArray_BYTES(upd);
     p->idx = PyArray_BYTES(idx);
+    p->ixtype = so_index_type(PyArray_DESCR(idx));
     p->mask = mask ? PyArray_BYTES(mask) : NULL;
     p->out_overlaps = r <= SO_MAXDIMS && self_overlapping(out);
 

@@ -22,6 +22,8 @@ typedef struct {
     char *out;
     const char *upd;
     const char *idx;
+    int ixtype;           /* the dtype of idx (SO_IX_*): intp (SO_IX_i64), except where
+                           * only owners walk the plan (walk/owned.c reads any) */
     char *mask;           /* NULL, or a uint8 array: 0 until an element is first hit */
 
     int gnd;              /* group dims, in C order of the update index space */

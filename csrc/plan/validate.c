@@ -106,7 +106,13 @@ so_find_bad_index_polled(PyArrayObject *idx, const npy_intp *bounds, int nbounds
                          so_poll *poll)
 {
     npy_intp eff[SO_MAXDIMS], pos, full = 0;
-    int d, nd = PyArray_NDIM(idx);
+    int d, nd = PyArray_NDIM(idx), itype = so_index_type(PyArray_DESCR(idx));
+    if (itype >= 0 && itype != SO_IX_i64 && nd == 1 && nbounds == 1 &&
+            (PyArray_DIM(idx, 0) < 2 || PyArray_STRIDE(idx, 0) == so_index_size(itype))) {
+        /* a contiguous run of another integer dtype (kept by py/call.c for the
+         * owned split, which reads it as it is), checked as the direct form does */
+        return so_first_bad_run(PyArray_BYTES(idx), itype, PyArray_DIM(idx, 0), bounds[0], poll);
+    }
     if (nd == 1 && nbounds == 1 && PyArray_STRIDE(idx, 0) == (npy_intp)sizeof(npy_intp) &&
             PyArray_DIM(idx, 0) < SO_CHECK_PER_THREAD) {
         /* a short contiguous run, the common small call: straight to the loop */

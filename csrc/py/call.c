@@ -15,9 +15,8 @@
 /* a fresh result of at least this many updates may have its indices checked
  * while the walk runs (the result is dropped unseen on a bad one) */
 #define SO_OVERLAP_MIN ((npy_intp)1 << 16)
-/* the check beside the walk: from this many updates (it saves a fifth of the
- * call at best, less than a worker's wake-up below) */
-#define SO_SIDE_CHECK_MIN ((npy_intp)1 << 18)
+/* the check beside the walk: from SO_SIDE_CHECK_MIN updates (walk.h; it saves
+ * a fifth of the call at best, less than a worker's wake-up below) */
 
 unsigned long so_generic_calls;
 
@@ -405,6 +404,29 @@ apply_generic(const so_args *a, PyArrayObject *work)
 
 /* ---- the whole call ---------------------------------------------------------- */
 
+/* Whether a large call on several threads keeps its 1-D contiguous indices in
+ * their own dtype: where the owned split runs it (walk/owned.c reads any dtype;
+ * the plain walk of such a plan runs as one owner, plan/validate.c checks it as
+ * it is).  1e6 int32 indices into 1e6 float32: the copy to intp cost 1.1 ms. */
+static int
+keeps_index_dtype(const so_args *a, int nthreads)
+{
+    PyArrayObject *idx = a->idx, *dst = a->out != NULL ? a->out : a->data;
+    int t = so_index_type(PyArray_DESCR(idx));
+    so_plan plan;
+    if (nthreads < 2 || !a->typed || !a->include_self || a->mean || a->op == SO_NONE ||
+            a->kind == SO_ND || a->nupd < SO_GIL_RELEASE_MIN || t < 0 || t == SO_IX_i64 ||
+            PyArray_NDIM(idx) != 1 || PyArray_STRIDE(idx, 0) != so_index_size(t) ||
+            !PyArray_ISALIGNED(idx)) {
+        return 0;
+    }
+    if (so_make_plan(&plan, a->kind, dst, idx, a->upd, a->axis, NULL) < 0) {
+        PyErr_Clear();          /* the general way raises it again */
+        return 0;
+    }
+    return so_owned_split_applies(&plan, &a->kn, nthreads);
+}
+
 PyObject *
 so_call_run(so_args *a, int nthreads)
 {
@@ -415,7 +437,7 @@ so_call_run(so_args *a, int nthreads)
     if (so_fold_equal_rows(a, nthreads) < 0) return NULL;
     work = (PyArrayObject *)so_call_direct(a, nthreads, &direct);
     if (direct) return (PyObject *)work;
-    if (so_args_intp_indices(a) < 0) return NULL;
+    if (!keeps_index_dtype(a, nthreads) && so_args_intp_indices(a) < 0) return NULL;
     if (typed && out == NULL && a->include_self && !a->mean) {
         PyArrayObject *r = fresh_checked(a, kn, nthreads);
         if (r != NULL || PyErr_Occurred()) return (PyObject *)r;

@@ -29,16 +29,13 @@ direct_loop(const so_args *a, int nthreads, int *itype, npy_intp *n)
     *n = PyArray_DIM(idx, 0);
     if (*n != a->nupd || (*n > 1 && PyArray_STRIDE(idx, 0) != PyArray_ITEMSIZE(idx))) return NULL;
     *itype = so_index_type(PyArray_DESCR(idx));
-    /* on several threads, only where the cost model would run the call on one
-     * anyway, and the general way has no second thread to offer either: in
-     * place, or with indices it would first copy to intp (1e6 int8 indices
-     * into 1e2 float32 on two threads: 1.54 ms through the intp copy and the
-     * general walk, 0.67 ms here).  Out of place with intp indices, the
-     * general way checks them on a second thread beside its walk: 1e6 into 1e3
-     * float32, 0.77 ms there against 1.03 ms here. */
+    /* on several threads, where the cost model weighs it the fastest way
+     * (walk/split.c): against the owned split into an out in L2 (1e6 updates
+     * into 3e4 float32: 1.31-1.40 ms on two threads, 1.13-1.24 ms here), and
+     * against the check beside the walk into an out in L1 (which runs there) */
     if (nthreads > 1 && a->nupd >= SO_GIL_RELEASE_MIN &&
-            (!so_owned_keeps_one_thread(PyArray_NBYTES(dst), a->nupd, nthreads) ||
-             (a->out == NULL && *itype == SO_IX_i64))) {
+            !so_direct_form_pays(PyArray_DIM(data, 0), PyArray_STRIDE(dst, 0), a->nupd, nthreads,
+                                 a->out == NULL && *itype == SO_IX_i64 && a->kind != SO_UPDATE)) {
         return NULL;
     }
     return so_indexed_kernel(PyArray_DESCR(data), a->op, *itype);

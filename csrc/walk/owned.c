@@ -10,7 +10,8 @@
  * would.  A row is done in chunks: the destinations of a chunk are computed and
  * the owned ones compacted without a branch (half the tests would be
  * mispredicted; scalar, AVX-512 or AVX2), then applied with their destinations
- * prefetched.
+ * prefetched.  It reads the index values in their own integer dtype (the
+ * plan's ixtype): a narrow index needs no copy to intp first.
  */
 #include "walk/block.h"
 
@@ -31,18 +32,41 @@ small_block_bytes(const so_plan *p)
     return 0;
 }
 
+/* An index value of type t (base.h's SO_IX_*) as an intp; a uint64 above
+ * intp's range becomes NPY_MAX_INTP, outside every axis. */
+static inline npy_intp
+load_index(const char *p, int t)
+{
+    npy_uint64 u;
+    if (t == SO_IX_u64) {
+        memcpy(&u, p, sizeof u);
+        return u > (npy_uint64)NPY_MAX_INTP ? NPY_MAX_INTP : (npy_intp)u;
+    }
+    switch (t) {
+#define LOAD(NAME, T, S)                                                              \
+    case SO_IX_##NAME: {                                                              \
+        T v;                                                                          \
+        memcpy(&v, p, sizeof v);                                                      \
+        return (npy_intp)v;                                                           \
+    }
+        SO_INDEX_TYPES(LOAD)
+#undef LOAD
+    }
+    return 0;
+}
+
 /* The owned groups among [c0, c1) of a row with one index component: their out
  * offsets (oo) and update offsets (uo), in order; returns how many.  A value
  * outside its axis sets *bad and is taken as 0. */
 static npy_intp
-compact_one_scalar(const char *pi, npy_intp gsi, npy_intp gso, npy_intp gsu, npy_intp c0,
+compact_one_scalar(const char *pi, int t, npy_intp gsi, npy_intp gso, npy_intp gsu, npy_intp c0,
                    npy_intp c1, npy_intp size, npy_intp ios, npy_intp lo, npy_intp span,
                    npy_intp *oo, npy_intp *uo, npy_intp *vv, int *bad_out)
 {
     npy_intp i, cnt = 0;
     int bad = 0;
     for (i = c0; i < c1; i++) {
-        npy_intp v0 = so_wrap(so_load_intp(pi + i * gsi), size);
+        npy_intp v0 = so_wrap(load_index(pi + i * gsi, t), size);
         int ok = (npy_uintp)v0 < (npy_uintp)size;
         bad |= !ok;
         v0 = ok ? v0 : 0;
@@ -57,12 +81,46 @@ compact_one_scalar(const char *pi, npy_intp gsi, npy_intp gso, npy_intp gsu, npy
 
 
 #if SO_X86_VECTOR
+/* Eight index values of type t from p, widened to int64 (AVX-512). */
+__attribute__((target("avx512f,avx512dq")))
+static inline __m512i
+load8_avx512(const char *p, int t)
+{
+    switch (t) {
+    case SO_IX_i8: return _mm512_cvtepi8_epi64(_mm_loadl_epi64((const __m128i *)p));
+    case SO_IX_u8: return _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)p));
+    case SO_IX_i16: return _mm512_cvtepi16_epi64(_mm_loadu_si128((const __m128i *)p));
+    case SO_IX_u16: return _mm512_cvtepu16_epi64(_mm_loadu_si128((const __m128i *)p));
+    case SO_IX_i32: return _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)p));
+    case SO_IX_u32: return _mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i *)p));
+    default: return _mm512_loadu_si512((const void *)p);
+    }
+}
+
+/* Four index values of type t from p, widened to int64 (AVX2). */
+__attribute__((target("avx2")))
+static inline __m256i
+load4_avx2(const char *p, int t)
+{
+    int four;
+    switch (t) {
+    case SO_IX_i8: memcpy(&four, p, 4); return _mm256_cvtepi8_epi64(_mm_cvtsi32_si128(four));
+    case SO_IX_u8: memcpy(&four, p, 4); return _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(four));
+    case SO_IX_i16: return _mm256_cvtepi16_epi64(_mm_loadl_epi64((const __m128i *)p));
+    case SO_IX_u16: return _mm256_cvtepu16_epi64(_mm_loadl_epi64((const __m128i *)p));
+    case SO_IX_i32: return _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)p));
+    case SO_IX_u32: return _mm256_cvtepu32_epi64(_mm_loadu_si128((const __m128i *)p));
+    default: return _mm256_loadu_si256((const __m256i *)p);
+    }
+}
+
 /* The same for contiguous indices with AVX-512 (F, DQ), eight at a time: the
  * scalar loop was a third of a thread's time in a random scatter-add of 1e7
- * (perf), as many instructions as the scatter itself.  Chosen at run time. */
+ * (perf), as many instructions as the scatter itself.  Chosen at run time.
+ * A uint64 value with its top bit set is not wrapped: it is outside. */
 __attribute__((target("avx512f,avx512dq")))
 static npy_intp
-compact_one_avx512(const char *pi, npy_intp gsu, npy_intp c0, npy_intp c1, npy_intp size,
+compact_one_avx512(const char *pi, int t, npy_intp gsu, npy_intp c0, npy_intp c1, npy_intp size,
                    npy_intp ios, npy_intp lo, npy_intp span, npy_intp *oo, npy_intp *uo,
                    npy_intp *vv, int *bad_out)
 {
@@ -72,11 +130,13 @@ compact_one_avx512(const char *pi, npy_intp gsu, npy_intp c0, npy_intp c1, npy_i
     __m512i vu = _mm512_mullo_epi64(
         _mm512_add_epi64(_mm512_set1_epi64(c0), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0)),
         _mm512_set1_epi64(gsu));
+    const npy_intp isz = so_index_size(t);
+    const __mmask8 wraps = t == SO_IX_u64 ? 0 : 0xFF;
     npy_intp i = c0, cnt = 0;
     __mmask8 allok = 0xFF;
     for (; i + 8 <= c1; i += 8) {
-        __m512i v = _mm512_loadu_si512((const void *)(pi + i * (npy_intp)sizeof(npy_intp)));
-        __mmask8 neg = _mm512_cmplt_epi64_mask(v, zero), ok, own;
+        __m512i v = load8_avx512(pi + i * isz, t);
+        __mmask8 neg = _mm512_cmplt_epi64_mask(v, zero) & wraps, ok, own;
         v = _mm512_mask_add_epi64(v, neg, v, vsize);
         ok = _mm512_cmplt_epu64_mask(v, vsize);
         allok &= ok;
@@ -90,7 +150,7 @@ compact_one_avx512(const char *pi, npy_intp gsu, npy_intp c0, npy_intp c1, npy_i
         vu = _mm512_add_epi64(vu, vstep);
     }
     if (allok != 0xFF) *bad_out = 1;
-    return cnt + compact_one_scalar(pi, sizeof(npy_intp), 0, gsu, i, c1, size, ios, lo, span,
+    return cnt + compact_one_scalar(pi, t, isz, 0, gsu, i, c1, size, ios, lo, span,
                                     oo + cnt, uo + cnt, vv ? vv + cnt : NULL, bad_out);
 }
 
@@ -112,7 +172,7 @@ static const int so_avx2_left[16][8] = {
 
 __attribute__((target("avx2")))
 static npy_intp
-compact_one_avx2(const char *pi, npy_intp gsu, npy_intp c0, npy_intp c1, npy_intp size,
+compact_one_avx2(const char *pi, int t, npy_intp gsu, npy_intp c0, npy_intp c1, npy_intp size,
                  npy_intp ios, npy_intp lo, npy_intp span, npy_intp *oo, npy_intp *uo,
                  npy_intp *vv, int *bad_out)
 {
@@ -121,13 +181,16 @@ compact_one_avx2(const char *pi, npy_intp gsu, npy_intp c0, npy_intp c1, npy_int
     const __m256i vstep = _mm256_set1_epi64x(4 * gsu), zero = _mm256_setzero_si256();
     const __m256i minus1 = _mm256_set1_epi64x(-1);
     __m256i vu = _mm256_set_epi64x((c0 + 3) * gsu, (c0 + 2) * gsu, (c0 + 1) * gsu, c0 * gsu);
+    const __m256i wraps = t == SO_IX_u64 ? zero : minus1;
+    const npy_intp isz = so_index_size(t);
     __m256i allok = minus1;
     npy_intp i = c0, cnt = 0;
     for (; i + 4 <= c1; i += 4) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(pi + i * (npy_intp)sizeof(npy_intp)));
+        __m256i v = load4_avx2(pi + i * isz, t);
         __m256i ok, own, d, perm;
         int bits;
-        v = _mm256_add_epi64(v, _mm256_and_si256(_mm256_cmpgt_epi64(zero, v), vsize));
+        v = _mm256_add_epi64(v, _mm256_and_si256(_mm256_and_si256(_mm256_cmpgt_epi64(zero, v), wraps),
+                                                 vsize));
         ok = _mm256_andnot_si256(_mm256_cmpgt_epi64(zero, v), _mm256_cmpgt_epi64(vsize, v));
         allok = _mm256_and_si256(allok, ok);
         v = _mm256_and_si256(v, ok);
@@ -143,7 +206,7 @@ compact_one_avx2(const char *pi, npy_intp gsu, npy_intp c0, npy_intp c1, npy_int
         vu = _mm256_add_epi64(vu, vstep);
     }
     if (_mm256_movemask_pd(_mm256_castsi256_pd(allok)) != 0xF) *bad_out = 1;
-    return cnt + compact_one_scalar(pi, sizeof(npy_intp), 0, gsu, i, c1, size, ios, lo, span,
+    return cnt + compact_one_scalar(pi, t, isz, 0, gsu, i, c1, size, ios, lo, span,
                                     oo + cnt, uo + cnt, vv ? vv + cnt : NULL, bad_out);
 }
 
@@ -157,31 +220,37 @@ avx2_compaction_fits(npy_intp size, npy_intp ios)
            ios < ((npy_intp)1 << 31);
 }
 
+int
+so_vector_compaction_fits(npy_intp size, npy_intp ios)
+{
+    return so_cpu_has(SO_CPU_AVX512) || avx2_compaction_fits(size, ios);
+}
+
 /* Whether the rows of this walk are compacted several at a time (compact_one). */
 int
 so_vector_compaction(const so_plan *p)
 {
     return p->k == 1 && p->mask == NULL && p->gnd >= 1 && p->gs_out[p->gnd - 1] == 0 &&
-           p->gs_idx[p->gnd - 1] == (npy_intp)sizeof(npy_intp) &&
-           (so_cpu_has(SO_CPU_AVX512) || avx2_compaction_fits(p->isize[0], p->is_out[0]));
+           p->gs_idx[p->gnd - 1] == so_index_size(p->ixtype) &&
+           so_vector_compaction_fits(p->isize[0], p->is_out[0]);
 }
 
 static npy_intp
-compact_one(const char *pi, npy_intp gsi, npy_intp gso, npy_intp gsu, npy_intp c0, npy_intp c1,
+compact_one(const char *pi, int t, npy_intp gsi, npy_intp gso, npy_intp gsu, npy_intp c0, npy_intp c1,
             npy_intp size, npy_intp ios, npy_intp lo, npy_intp span, npy_intp *oo, npy_intp *uo,
             npy_intp *vv, int *bad)
 {
 #if SO_X86_VECTOR
-    if (gso == 0 && gsi == (npy_intp)sizeof(npy_intp)) {
+    if (gso == 0 && gsi == so_index_size(t)) {
         if (so_cpu_has(SO_CPU_AVX512)) {
-            return compact_one_avx512(pi, gsu, c0, c1, size, ios, lo, span, oo, uo, vv, bad);
+            return compact_one_avx512(pi, t, gsu, c0, c1, size, ios, lo, span, oo, uo, vv, bad);
         }
         if (avx2_compaction_fits(size, ios)) {
-            return compact_one_avx2(pi, gsu, c0, c1, size, ios, lo, span, oo, uo, vv, bad);
+            return compact_one_avx2(pi, t, gsu, c0, c1, size, ios, lo, span, oo, uo, vv, bad);
         }
     }
 #endif
-    return compact_one_scalar(pi, gsi, gso, gsu, c0, c1, size, ios, lo, span, oo, uo, vv, bad);
+    return compact_one_scalar(pi, t, gsi, gso, gsu, c0, c1, size, ios, lo, span, oo, uo, vv, bad);
 }
 
 void
@@ -210,7 +279,7 @@ so_run_row_owned(const so_plan *p, const so_walk *w, const so_kernel *kn, char *
             /* the common shape, kept tight: one component, no mask; a value out
              * of range (possible only when the walk checks, w->bad) becomes 0 */
             int bad = 0;
-            cnt = compact_one(pi, gsi, gso, gsu, c0, c1, p->isize[0], p->is_out[0], lo, span,
+            cnt = compact_one(pi, p->ixtype, gsi, gso, gsu, c0, c1, p->isize[0], p->is_out[0], lo, span,
                               oo, uo, w->hits ? mo : NULL, &bad);
             if (bad && w->bad != NULL) *w->bad = 1;
             if (w->hits != NULL) {

@@ -75,7 +75,14 @@ split_dim(const so_plan *p, int nthreads)
  *    groups a thread, and never into an out in L1 (1e6 float32 updates, two threads over
  *    one: 1.00 into 4e3, 0.71 into 1.28e5; 1e5 into 3e4: 1.4x slower).
  *    Without the vectorised compaction, only an out of SO_MIN_OWNED_BYTES or
- *    more (scalar compaction, in cache: two threads slower than one).
+ *    more (scalar compaction, in cache: two threads slower than one);
+ *  - a 1-D call with the direct form (py/direct.c: indices checked in their own
+ *    dtype, one typed loop, one thread) runs it unless a split beats it
+ *    (so_direct_form_pays): into an out in L1 the check beside the walk may,
+ *    out of place with intp indices (1e6 into 1e4 float32: 0.75-1.12x the
+ *    direct form, measured on a loaded machine; kept as it was); into an out
+ *    in L2 nothing does (the owned split, 1e6 into 3e4 and 1e5: 1.2-1.7x
+ *    slower on two threads); beyond L2 the owned split does.
  * That is the static part, in choose_split.  Whether the workers are there is
  * the other part: on a busy machine a worker is descheduled, or several
  * callers share the pool, and a thread's share then waits for it.  So each
@@ -132,12 +139,16 @@ owned_pays(const so_plan *p, int nthreads, npy_intp groups)
 }
 
 int
-so_owned_keeps_one_thread(npy_intp bytes, npy_intp groups, int nthreads)
+so_direct_form_pays(npy_intp size, npy_intp stride, npy_intp nupd, int nthreads, int side_check)
 {
+    const npy_intp bytes = size * (stride < 0 ? -stride : stride);
     int place;
     if (!so_cost_model_on()) return 0;
+    if (nupd / nthreads < SO_MIN_WORK_PER_THREAD) return 1;     /* no split would run */
     place = out_place(bytes);
-    return place == 0 || (place == 1 && groups / nthreads < SO_OWNED_MIN_NEAR);
+    if (place == 0) return !(side_check && nupd >= SO_SIDE_CHECK_MIN);
+    if (place == 1) return 1;
+    return !(so_vector_compaction_fits(size, stride) || bytes >= SO_MIN_OWNED_BYTES);
 }
 
 /* The threads a call may use, and the dim to split (-1: none). */

@@ -322,16 +322,32 @@ walk(const so_plan *p, const so_walk *w, const so_kernel *kn, so_poll *poll)
     return so_for_pieces(plans, 1, SO_PIECE, w != NULL && w->hits != NULL, poll, walk_one, &c);
 }
 
+/* The walk of a plan whose indices are not intp: one owner of every value,
+ * since only owned.c reads another dtype (a split handed back to one thread). */
+static const so_walk *
+owner_of_all(const so_plan *p, so_walk *one, so_poll *poll)
+{
+    if (p->ixtype == SO_IX_i64) return NULL;
+    memset(one, 0, sizeof *one);
+    one->plan = *p;
+    one->owned = 1;
+    one->own_hi = p->isize[0];
+    one->poll = poll;
+    return one;
+}
+
 void
 so_run(const so_plan *p, const so_kernel *kn)
 {
-    walk_piece(p, NULL, kn);
+    so_walk one;
+    walk_piece(p, owner_of_all(p, &one, NULL), kn);
 }
 
 int
 so_run_polled(const so_plan *p, const so_kernel *kn, so_poll *poll)
 {
-    return walk(p, NULL, kn, poll);
+    so_walk one;
+    return walk(p, owner_of_all(p, &one, poll), kn, poll);
 }
 
 void

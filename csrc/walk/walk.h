@@ -64,11 +64,20 @@ int so_for_pieces(so_plan *const *plans, int n, npy_intp piece, int whole_groups
  * w's finish hook if it is an owner. */
 void so_walk_run(const so_walk *w, const so_kernel *kn);
 
-/* split.c: whether the cost model keeps on one thread a walk of groups single
- * elements into bytes of out that only the owned split could split (out in a
- * core's L1, or in its L2 with few updates a thread): the caller may then run
- * it its own way on one thread.  0 with the model off (tests). */
-int so_owned_keeps_one_thread(npy_intp bytes, npy_intp groups, int nthreads);
+/* split.c, the cost model: whether a call of nupd single-element updates into
+ * a 1-D out of size elements stride bytes apart that has the direct form
+ * (py/direct.c: its indices checked in their own dtype, then one typed loop,
+ * on one thread) runs it rather than the general way on nthreads threads.
+ * side_check: out of place with intp indices, which the general way can check
+ * on a second thread beside its walk (py/call.c) from SO_SIDE_CHECK_MIN
+ * updates.  0 with the model off (tests), so that every split is run. */
+#define SO_SIDE_CHECK_MIN ((npy_intp)1 << 18)
+int so_direct_form_pays(npy_intp size, npy_intp stride, npy_intp nupd, int nthreads,
+                        int side_check);
+/* owned.c: whether the owned split compacts an axis of size elements, ios
+ * bytes apart, several indices at a time (AVX-512, or AVX2 where its offsets
+ * are exact). */
+int so_vector_compaction_fits(npy_intp size, npy_intp ios);
 /* split.c: the walk split over up to nthreads threads by output ownership,
  * each thread's share in pieces asking poll; returns the number of threads
  * that ran. */
