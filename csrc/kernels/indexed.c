@@ -124,21 +124,13 @@ SO_INDEXED_TYPES(FOR_OPS)
 so_indexed_fn
 so_indexed_kernel(PyArray_Descr *d, int op, int itype)
 {
-    int tn = d->type_num, isz = (int)PyDataType_ELSIZE(d);
-    const so_indexed_fn *const *ops = NULL;
-    if (op <= SO_NONE || op >= SO_COUNT || itype < 0 || itype >= SO_IX_NTYPES ||
-            !PyArray_ISNBO(d->byteorder)) {
+    static const so_indexed_fn *const *const rows[SO_NROWS] = {
+        i8_ops, i16_ops, i32_ops, i64_ops, u8_ops, u16_ops, u32_ops, u64_ops,
+        NULL, f32_ops, f64_ops, c64_ops, c128_ops};
+    int row = so_typed_row(d);
+    if (op <= SO_NONE || op >= SO_COUNT || itype < 0 || itype >= SO_IX_NTYPES || row < 0 ||
+            rows[row] == NULL) {
         return NULL;
     }
-    if (PyTypeNum_ISSIGNED(tn)) {
-        ops = isz == 1 ? i8_ops : isz == 2 ? i16_ops : isz == 4 ? i32_ops : isz == 8 ? i64_ops : NULL;
-    }
-    else if (PyTypeNum_ISUNSIGNED(tn)) {
-        ops = isz == 1 ? u8_ops : isz == 2 ? u16_ops : isz == 4 ? u32_ops : isz == 8 ? u64_ops : NULL;
-    }
-    else if (tn == NPY_FLOAT) ops = f32_ops;
-    else if (tn == NPY_DOUBLE) ops = f64_ops;
-    else if (tn == NPY_CFLOAT) ops = c64_ops;
-    else if (tn == NPY_CDOUBLE) ops = c128_ops;
-    return ops == NULL ? NULL : ops[op][itype];
+    return rows[row][op][itype];
 }
