@@ -1,7 +1,8 @@
 /*
  * benchmarks/cmodel/runs_model.c: a bare C model of two changes to the
  * one-thread direct loop (kernels/indexed.c), the evidence for them.  Not part
- * of the package: run.py --model runs compiles it with gcc -O3 -march=native.
+ * of the package: run.py --model runs [--sorted] compiles and runs it (gcc -O3
+ * -march=native).
  *
  * Usage: runs_model N_UPDATES OUT_SIZE REPEATS SORTED
  * For each variant, the median over REPEATS runs, in ns per update, of one pass

@@ -15,11 +15,6 @@
  */
 #include "kernels/ops.h"
 
-/* A signed index: negative ones count from the end; then clamped. */
-#define SO_IX_CLAMP_1(v, size) so_clamp((npy_intp)(v), size)
-/* An unsigned index: clamped (a uint64 above intp's range is out of range). */
-#define SO_IX_CLAMP_0(v, size) ((npy_uintp)(v) < (npy_uintp)(size) ? (npy_intp)(v) : 0)
-
 /* Runs of one index (sorted indices: segment sums), chunk by chunk: while the
  * index repeats, the element stays in a register, o[j] = f(f(o[j], u[i]),
  * u[i+1]) and so on, and is stored when the index changes -- the same

@@ -11,9 +11,6 @@
  */
 #include "kernels/mean_div.h"
 
-#define SO_IX_CLAMP_1(v, size) so_clamp((npy_intp)(v), size)
-#define SO_IX_CLAMP_0(v, size) ((npy_uintp)(v) < (npy_uintp)(size) ? (npy_intp)(v) : 0)
-
 /* SELF 1: every update combined with the sum, which starts as out's value;
  * SELF 0: an element's first update assigned, the next ones combined. */
 #define MEAN_ADD(NAME, T, IN, IT, S, SELF, SFX)                                       \

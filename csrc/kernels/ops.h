@@ -151,6 +151,12 @@ static inline npy_intp cnt_count(npy_intp x, npy_intp y) { (void)y; return x + 1
     X(c64, so_c64)                 \
     X(c128, so_c128)
 
+/* An index read in its own type (base.h's SO_INDEX_TYPES, S its signedness),
+ * wrapped and clamped into [0, size) (base.h's so_clamp): a signed one counts
+ * from the end when negative; an unsigned one above intp's range is outside. */
+#define SO_IX_CLAMP_1(v, size) so_clamp((npy_intp)(v), size)
+#define SO_IX_CLAMP_0(v, size) ((npy_uintp)(v) < (npy_uintp)(size) ? (npy_intp)(v) : 0)
+
 #define SO_ROW_ENUM(NAME, T) SO_ROW_##NAME,
 enum so_typed_row { SO_NUMERIC_TYPES(SO_ROW_ENUM) SO_NROWS };
 #undef SO_ROW_ENUM
