@@ -1,7 +1,8 @@
-"""Compile scatter_model.c with gcc -O3 -march=native into a temporary folder and print its ns per
-update for the out sizes of the one-thread targets (docs/performance.md has one run).
+"""Compile scatter_model.c (or runs_model.c, --model runs) with gcc -O3 -march=native into a
+temporary folder and print its ns per update for the out sizes of the one-thread targets
+(docs/performance.md has one run).
 
-    python benchmarks/cmodel/run.py [--updates N] [--repeat R] [SIZE ...]
+    python benchmarks/cmodel/run.py [--model scatter|runs] [--sorted] [--updates N] [--repeat R] [SIZE ...]
 """
 from __future__ import annotations
 
@@ -18,13 +19,16 @@ def main() -> None:
     ap.add_argument("sizes", nargs="*", type=int, default=[100, 1000, 30000, 1000000])
     ap.add_argument("--updates", type=int, default=1000000)
     ap.add_argument("--repeat", type=int, default=21)
+    ap.add_argument("--model", choices=["scatter", "runs"], default="scatter")
+    ap.add_argument("--sorted", action="store_true", help="runs model: sorted indices")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         exe = os.path.join(tmp, "scatter_model")
         subprocess.run(["gcc", "-O3", "-march=native", "-std=c11", "-o", exe,
-                        os.path.join(HERE, "scatter_model.c")], check=True)
+                        os.path.join(HERE, f"{args.model}_model.c")], check=True)
+        extra = [str(int(args.sorted))] if args.model == "runs" else []
         for size in args.sizes:
-            subprocess.run([exe, str(args.updates), str(size), str(args.repeat)], check=True)
+            subprocess.run([exe, str(args.updates), str(size), str(args.repeat)] + extra, check=True)
 
 
 if __name__ == "__main__":

@@ -66,6 +66,26 @@ typedef void (*so_indexed_fn)(char *o, npy_intp aos, npy_intp size, const char *
                               const char *u, npy_intp n);
 so_indexed_fn so_indexed_kernel(PyArray_Descr *d, int op, int itype);
 
+/* mean_indexed.c: reduction="mean" in the direct form, over a scratch array w
+ * of size pairs (a sum, an int32 count; pair_bytes each):
+ *   start(o, aos, size, w): each pair's sum from o[j*aos], its count 0;
+ *   self[itype], first[itype]: indexed loops (above) with w as their out: for
+ *     i < n, pair j = idx[i]'s sum combined with u[i] and counted (first: an
+ *     element's first update assigned, as with include_self=False);
+ *   finish(o, aos, size, w, include_self): each counted element of o becomes
+ *     sum / (count + include_self), kernels/mean_div.h's division.
+ * At most SO_MEAN_INDEXED_MAX updates a call (the count's range).
+ * so_mean_indexed_kernel: the loops for this dtype, or NULL (float16, bool,
+ * byte-swapped and generic dtypes). */
+typedef struct {
+    void (*start)(const char *o, npy_intp aos, npy_intp size, char *w);
+    const so_indexed_fn *self, *first;
+    void (*finish)(char *o, npy_intp aos, npy_intp size, const char *w, int include_self);
+    size_t pair_bytes;
+} so_mean_indexed;
+#define SO_MEAN_INDEXED_MAX ((npy_intp)0x7fffffff)
+const so_mean_indexed *so_mean_indexed_kernel(PyArray_Descr *d);
+
 /* mean.c: the division that finishes a mean, for the real typed dtypes:
  * fn(o, os, c, cs, n, extra): for i < n with k = c[i*cs] (npy_intp) > 0,
  * o[i*os] = o[i*os] / (k + extra) (floats in double, integers floored).

@@ -151,5 +151,34 @@ static inline npy_intp cnt_count(npy_intp x, npy_intp y) { (void)y; return x + 1
     X(c64, so_c64)                 \
     X(c128, so_c128)
 
+/* An index read in its own type (base.h's SO_INDEX_TYPES, S its signedness),
+ * wrapped and clamped into [0, size) (base.h's so_clamp): a signed one counts
+ * from the end when negative; an unsigned one above intp's range is outside. */
+#define SO_IX_CLAMP_1(v, size) so_clamp((npy_intp)(v), size)
+#define SO_IX_CLAMP_0(v, size) ((npy_uintp)(v) < (npy_uintp)(size) ? (npy_intp)(v) : 0)
+
+#define SO_ROW_ENUM(NAME, T) SO_ROW_##NAME,
+enum so_typed_row { SO_NUMERIC_TYPES(SO_ROW_ENUM) SO_NROWS };
+#undef SO_ROW_ENUM
+
+/* The row of the table for dtype d (folded by kind and size), or -1 (bool,
+ * byte-swapped, generic dtypes). */
+static inline int
+so_typed_row(PyArray_Descr *d)
+{
+    int tn = d->type_num, isz = (int)PyDataType_ELSIZE(d);
+    int k = isz == 1 ? 0 : isz == 2 ? 1 : isz == 4 ? 2 : isz == 8 ? 3 : -1;
+    if (!PyArray_ISNBO(d->byteorder)) return -1;
+    if (PyTypeNum_ISSIGNED(tn)) return k < 0 ? -1 : SO_ROW_i8 + k;
+    if (PyTypeNum_ISUNSIGNED(tn)) return k < 0 ? -1 : SO_ROW_u8 + k;
+    switch (tn) {
+        case NPY_HALF: return SO_ROW_f16;
+        case NPY_FLOAT: return SO_ROW_f32;
+        case NPY_DOUBLE: return SO_ROW_f64;
+        case NPY_CFLOAT: return SO_ROW_c64;
+        case NPY_CDOUBLE: return SO_ROW_c128;
+    }
+    return -1;
+}
 
 #endif

@@ -271,6 +271,8 @@ PyObject *so_py_route(PyObject *self, PyObject *args);
  * any integer dtype read as they are) with *done = 1, the result or NULL
  * raised; *done = 0 (nothing done) when the call is not of that form. */
 PyObject *so_call_direct(const so_args *a, int nthreads, int *done);
+/* direct.c: how many calls (and of them means) ran in the direct form */
+extern unsigned long so_direct_calls, so_direct_means;
 /* output_cache.c: a new C-ordered copy of data (large ones in the cache's memory) */
 PyArrayObject *so_fresh_copy(PyArrayObject *data, int nthreads);
 /* indices.c: a->idx as native intp (args.c keeps native integer indices as
