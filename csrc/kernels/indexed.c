@@ -13,11 +13,6 @@
  */
 #include "kernels/ops.h"
 
-/* A signed index: negative ones count from the end; then clamped. */
-#define SO_IX_CLAMP_1(v, size) so_clamp((npy_intp)(v), size)
-/* An unsigned index: clamped (a uint64 above intp's range is out of range). */
-#define SO_IX_CLAMP_0(v, size) ((npy_uintp)(v) < (npy_uintp)(size) ? (npy_intp)(v) : 0)
-
 #define INDEXED(NAME, T, OP, IN, IT, S)                                               \
 static void                                                                           \
 NAME##_##OP##_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,          \
@@ -62,32 +57,18 @@ NAME##_##OP##_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,    
         NULL, NAME##_add_by, NAME##_sub_by, NAME##_mul_by, NAME##_max_by,             \
         NAME##_min_by, NULL};
 
-/* ops.h's table without float16 (its loops convert through F16C, chosen at run
- * time in reduce.c; a float16 call keeps the intp path) */
-#define SO_INDEXED_TYPES(X)                                                           \
-    X(i8, npy_int8) X(i16, npy_int16) X(i32, npy_int32) X(i64, npy_int64)             \
-    X(u8, npy_uint8) X(u16, npy_uint16) X(u32, npy_uint32) X(u64, npy_uint64)         \
-    X(f32, npy_float) X(f64, npy_double) X(c64, so_c64) X(c128, so_c128)
 SO_INDEXED_TYPES(FOR_OPS)
 
 so_indexed_fn
 so_indexed_kernel(PyArray_Descr *d, int op, int itype)
 {
-    int tn = d->type_num, isz = (int)PyDataType_ELSIZE(d);
-    const so_indexed_fn *const *ops = NULL;
-    if (op <= SO_NONE || op >= SO_COUNT || itype < 0 || itype >= SO_IX_NTYPES ||
-            !PyArray_ISNBO(d->byteorder)) {
+#define OPS_OF(NAME, T) NAME##_ops,
+    static const so_indexed_fn *const *const ops[SO_NINDEXED_TYPES] = {
+        SO_INDEXED_TYPES(OPS_OF)};
+#undef OPS_OF
+    int t = so_indexed_type_of(d);
+    if (op <= SO_NONE || op >= SO_COUNT || itype < 0 || itype >= SO_IX_NTYPES || t < 0) {
         return NULL;
     }
-    if (PyTypeNum_ISSIGNED(tn)) {
-        ops = isz == 1 ? i8_ops : isz == 2 ? i16_ops : isz == 4 ? i32_ops : isz == 8 ? i64_ops : NULL;
-    }
-    else if (PyTypeNum_ISUNSIGNED(tn)) {
-        ops = isz == 1 ? u8_ops : isz == 2 ? u16_ops : isz == 4 ? u32_ops : isz == 8 ? u64_ops : NULL;
-    }
-    else if (tn == NPY_FLOAT) ops = f32_ops;
-    else if (tn == NPY_DOUBLE) ops = f64_ops;
-    else if (tn == NPY_CFLOAT) ops = c64_ops;
-    else if (tn == NPY_CDOUBLE) ops = c128_ops;
-    return ops == NULL ? NULL : ops[op][itype];
+    return ops[t][op][itype];
 }

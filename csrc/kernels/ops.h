@@ -151,5 +151,39 @@ static inline npy_intp cnt_count(npy_intp x, npy_intp y) { (void)y; return x + 1
     X(c64, so_c64)                 \
     X(c128, so_c128)
 
+/* The dtypes of the loops that read their indices as given (indexed.c by
+ * element, rows.c by row): ops.h's table without float16 (its loops convert
+ * through F16C, chosen at run time in reduce.c; a float16 call keeps the intp
+ * path); so_indexed_type_of: a dtype's place in it, or -1. */
+#define SO_INDEXED_TYPES(X)                                                           \
+    X(i8, npy_int8) X(i16, npy_int16) X(i32, npy_int32) X(i64, npy_int64)             \
+    X(u8, npy_uint8) X(u16, npy_uint16) X(u32, npy_uint32) X(u64, npy_uint64)         \
+    X(f32, npy_float) X(f64, npy_double) X(c64, so_c64) X(c128, so_c128)
+#define SO_TYPE_ENUM(NAME, T) SO_TYPE_##NAME,
+enum so_indexed_type { SO_INDEXED_TYPES(SO_TYPE_ENUM) SO_NINDEXED_TYPES };
+#undef SO_TYPE_ENUM
+
+static inline int
+so_indexed_type_of(PyArray_Descr *d)
+{
+    int tn = d->type_num, isz = (int)PyDataType_ELSIZE(d);
+    int k = isz == 1 ? 0 : isz == 2 ? 1 : isz == 4 ? 2 : isz == 8 ? 3 : -1;
+    if (!PyArray_ISNBO(d->byteorder)) return -1;
+    if (PyTypeNum_ISSIGNED(tn)) return k < 0 ? -1 : SO_TYPE_i8 + k;
+    if (PyTypeNum_ISUNSIGNED(tn)) return k < 0 ? -1 : SO_TYPE_u8 + k;
+    switch (tn) {
+        case NPY_FLOAT: return SO_TYPE_f32;
+        case NPY_DOUBLE: return SO_TYPE_f64;
+        case NPY_CFLOAT: return SO_TYPE_c64;
+        case NPY_CDOUBLE: return SO_TYPE_c128;
+    }
+    return -1;
+}
+
+/* An index value read in its own type, wrapped and clamped into [0, size):
+ * _1 for a signed type (negative values count from the end), _0 for an
+ * unsigned one (a uint64 above intp's range is out of range). */
+#define SO_IX_CLAMP_1(v, size) so_clamp((npy_intp)(v), size)
+#define SO_IX_CLAMP_0(v, size) ((npy_uintp)(v) < (npy_uintp)(size) ? (npy_intp)(v) : 0)
 
 #endif

@@ -1,9 +1,11 @@
 /*
  * py/direct.c: the direct form of the commonest call -- a typed reduction of
  * 1-D contiguous updates into a 1-D data through 1-D contiguous indices of any
- * integer dtype, run on one thread -- with no plan and no conversion of the
- * indices: their check at memory bandwidth (plan/check_run.c), then one
- * element loop chosen by dtype, reduction and index dtype (kernels/indexed.c).
+ * integer dtype, run on one thread, and its form on rows of contiguous elements
+ * (py/rows.c) -- with no plan and no conversion of the indices: their check at
+ * memory bandwidth (plan/check_run.c), then one element loop chosen by dtype,
+ * reduction and index dtype (kernels/indexed.c), or one row loop
+ * (kernels/rows.c).
  * It writes what the plain walk in C order writes, and nothing on a bad index.
  */
 #include "py/py.h"
@@ -44,15 +46,25 @@ direct_loop(const so_args *a, int nthreads, int *itype, npy_intp *n)
     return so_indexed_kernel(PyArray_DESCR(data), a->op, *itype);
 }
 
-/* The loop on the whole run, in pieces asking poll; 1 if stopped. */
-static int
-run_pieces(so_indexed_fn loop, char *o, npy_intp aos, npy_intp size, const char *idx,
-           npy_intp isz, const char *u, npy_intp usz, npy_intp n, so_poll *poll)
+/* The loop of form on n index values from idx and updates from u. */
+static void
+apply(const so_direct_form *form, char *o, npy_intp os, npy_intp size, const char *idx,
+      const char *u, npy_intp n)
 {
-    npy_intp c;
-    for (c = 0; c < n; c += SO_PIECE) {
+    if (form->rows != NULL) form->rows(o, os, size, idx, u, form->us, n, form->f);
+    else form->elems(o, os, size, idx, u, n);
+}
+
+/* The loop on the whole run, in pieces of about SO_PIECE elements asking poll;
+ * 1 if stopped. */
+static int
+run_pieces(const so_direct_form *form, char *o, npy_intp os, npy_intp size, const char *idx,
+           npy_intp isz, const char *u, so_poll *poll)
+{
+    npy_intp c, n = form->n, piece = SO_PIECE / form->f > 0 ? SO_PIECE / form->f : 1;
+    for (c = 0; c < n; c += piece) {
         if (so_stopped(poll)) return 1;
-        loop(o, aos, size, idx + c * isz, u + c * usz, n - c < SO_PIECE ? n - c : SO_PIECE);
+        apply(form, o, os, size, idx + c * isz, u + c * form->us, n - c < piece ? n - c : piece);
     }
     return 0;
 }
@@ -62,21 +74,22 @@ so_call_direct(const so_args *a, int nthreads, int *done)
 {
     PyArrayObject *data = a->data, *out = a->out, *work;
     const char *func = so_func_names[a->kind];
-    npy_intp n = 0, size = PyArray_DIM(data, 0), pos;
-    int itype = -1, large = a->nupd >= SO_GIL_RELEASE_MIN;
-    so_indexed_fn loop = direct_loop(a, nthreads, &itype, &n);
+    npy_intp size = PyArray_DIM(data, 0), pos;
+    int large = a->nupd >= SO_GIL_RELEASE_MIN;
+    so_direct_form form = {NULL, NULL, -1, 0, 1, PyArray_ITEMSIZE(a->upd)};
     so_unlocked u;
     so_poll *poll;
 
-    *done = loop != NULL;
-    if (loop == NULL) return NULL;
+    form.elems = direct_loop(a, nthreads, &form.itype, &form.n);
+    *done = form.elems != NULL || so_direct_rows(a, nthreads, &form);
+    if (!*done) return NULL;
     if (large) {
         poll = so_unlock(&u);
-        pos = so_first_bad_run(PyArray_BYTES(a->idx), itype, n, size, poll);
+        pos = so_first_bad_run(PyArray_BYTES(a->idx), form.itype, form.n, size, poll);
         if (so_relock(&u) < 0) return NULL;
     }
     else {
-        pos = so_first_bad_run(PyArray_BYTES(a->idx), itype, n, size, NULL);
+        pos = so_first_bad_run(PyArray_BYTES(a->idx), form.itype, form.n, size, NULL);
     }
     if (pos >= 0) {
         so_args_index_error(a, pos);
@@ -96,14 +109,13 @@ so_call_direct(const so_args *a, int nthreads, int *done)
         Py_INCREF(work);
     }
     if (!large) {
-        loop(PyArray_BYTES(work), PyArray_STRIDE(work, 0), size, PyArray_BYTES(a->idx),
-             PyArray_BYTES(a->upd), n);
+        apply(&form, PyArray_BYTES(work), PyArray_STRIDE(work, 0), size, PyArray_BYTES(a->idx),
+              PyArray_BYTES(a->upd), form.n);
         return (PyObject *)work;
     }
     poll = so_unlock(&u);
-    run_pieces(loop, PyArray_BYTES(work), PyArray_STRIDE(work, 0), size,
-                         PyArray_BYTES(a->idx), PyArray_ITEMSIZE(a->idx), PyArray_BYTES(a->upd),
-                         PyArray_ITEMSIZE(a->upd), n, poll);
+    run_pieces(&form, PyArray_BYTES(work), PyArray_STRIDE(work, 0), size, PyArray_BYTES(a->idx),
+               PyArray_ITEMSIZE(a->idx), PyArray_BYTES(a->upd), poll);
     if (so_relock(&u) < 0) {
         /* stopped: the updates of the pieces before applied */
         so_note_interrupted(func, work == out);
