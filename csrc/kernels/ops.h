@@ -166,12 +166,11 @@ enum so_indexed_type { SO_INDEXED_TYPES(SO_TYPE_ENUM) SO_NINDEXED_TYPES };
 static inline int
 so_indexed_type_of(PyArray_Descr *d)
 {
-    int tn = d->type_num, isz = (int)PyDataType_ELSIZE(d);
-    int k = isz == 1 ? 0 : isz == 2 ? 1 : isz == 4 ? 2 : isz == 8 ? 3 : -1;
+    /* the integers in base.h's order of index types */
+    int ix = so_index_type(d);
+    if (ix >= 0) return SO_TYPE_i8 + (ix - SO_IX_i8);
     if (!PyArray_ISNBO(d->byteorder)) return -1;
-    if (PyTypeNum_ISSIGNED(tn)) return k < 0 ? -1 : SO_TYPE_i8 + k;
-    if (PyTypeNum_ISUNSIGNED(tn)) return k < 0 ? -1 : SO_TYPE_u8 + k;
-    switch (tn) {
+    switch (d->type_num) {
         case NPY_FLOAT: return SO_TYPE_f32;
         case NPY_DOUBLE: return SO_TYPE_f64;
         case NPY_CFLOAT: return SO_TYPE_c64;
