@@ -108,12 +108,6 @@ NAME##_##OP##_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,    
         NULL, NAME##_add_by, NAME##_sub_by, NAME##_mul_by, NAME##_max_by,             \
         NAME##_min_by, NULL};
 
-/* ops.h's table without float16 (its loops convert through F16C, chosen at run
- * time in reduce.c; a float16 call keeps the intp path) */
-#define SO_INDEXED_TYPES(X)                                                           \
-    X(i8, npy_int8) X(i16, npy_int16) X(i32, npy_int32) X(i64, npy_int64)             \
-    X(u8, npy_uint8) X(u16, npy_uint16) X(u32, npy_uint32) X(u64, npy_uint64)         \
-    X(f32, npy_float) X(f64, npy_double) X(c64, so_c64) X(c128, so_c128)
 SO_INDEXED_TYPES(FOR_OPS)
 
 so_indexed_fn

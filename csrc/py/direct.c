@@ -1,11 +1,12 @@
 /*
  * py/direct.c: the direct form of the commonest call -- a typed reduction of
  * 1-D contiguous updates into a 1-D data through 1-D contiguous indices of any
- * integer dtype, run on one thread -- with no plan and no conversion of the
- * indices: their check at memory bandwidth (plan/check_run.c), then one
- * element loop chosen by dtype, reduction and index dtype (kernels/indexed.c;
- * the mean's sums and counts together in scratch pairs, then its division:
- * kernels/mean_indexed.c).  It writes what the plain walk in C order writes,
+ * integer dtype, run on one thread, and its form on rows of contiguous elements
+ * (py/rows.c) -- with no plan and no conversion of the indices: their check at
+ * memory bandwidth (plan/check_run.c), then one element loop chosen by dtype,
+ * reduction and index dtype (kernels/indexed.c; the mean's sums and counts
+ * together in scratch pairs, then its division: kernels/mean_indexed.c), or one
+ * row loop (kernels/rows.c).  It writes what the plain walk in C order writes,
  * and nothing on a bad index.
  */
 #include "py/py.h"
@@ -58,15 +59,25 @@ direct_mean(const so_args *a, npy_intp n, npy_intp size, int itype, so_indexed_f
     return mk;
 }
 
-/* The loop on the whole run, in pieces asking poll; 1 if stopped. */
-static int
-run_pieces(so_indexed_fn loop, char *o, npy_intp aos, npy_intp size, const char *idx,
-           npy_intp isz, const char *u, npy_intp usz, npy_intp n, so_poll *poll)
+/* The loop of form on n index values from idx and updates from u. */
+static void
+apply(const so_direct_form *form, char *o, npy_intp os, npy_intp size, const char *idx,
+      const char *u, npy_intp n)
 {
-    npy_intp c;
-    for (c = 0; c < n; c += SO_PIECE) {
+    if (form->rows != NULL) form->rows(o, os, size, idx, u, form->us, n, form->f);
+    else form->elems(o, os, size, idx, u, n);
+}
+
+/* The loop on the whole run, in pieces of about SO_PIECE elements asking poll
+ * (NULL: never stops); 1 if stopped. */
+static int
+run_pieces(const so_direct_form *form, char *o, npy_intp os, npy_intp size, const char *idx,
+           npy_intp isz, const char *u, so_poll *poll)
+{
+    npy_intp c, n = form->n, piece = SO_PIECE / form->f > 0 ? SO_PIECE / form->f : 1;
+    for (c = 0; c < n; c += piece) {
         if (so_stopped(poll)) return 1;
-        loop(o, aos, size, idx + c * isz, u + c * usz, n - c < SO_PIECE ? n - c : SO_PIECE);
+        apply(form, o, os, size, idx + c * isz, u + c * form->us, n - c < piece ? n - c : piece);
     }
     return 0;
 }
@@ -76,36 +87,38 @@ so_call_direct(const so_args *a, int nthreads, int *done)
 {
     PyArrayObject *data = a->data, *out = a->out, *work;
     const char *func = so_func_names[a->kind];
-    npy_intp n = 0, size = PyArray_DIM(data, 0), pos, aos;
-    int itype = -1, large = a->nupd >= SO_GIL_RELEASE_MIN, rc = 0;
-    /* a mean takes the direct form on any number of threads: one thread here
-     * beat two in the general walk at every size measured (1e6 float32 into
-     * 1e2 .. 1e6: 1.2 .. 19 ms against 3.7 .. 29 ms) */
-    so_indexed_fn loop = direct_loop(a, a->mean ? 1 : nthreads, &itype, &n);
+    npy_intp size = PyArray_DIM(data, 0), pos, aos;
+    int large = a->nupd >= SO_GIL_RELEASE_MIN, rc = 0;
+    so_direct_form form = {NULL, NULL, -1, 0, 1, PyArray_ITEMSIZE(a->upd)};
     const so_mean_indexed *mean = NULL;
     char *o, *pairs = NULL;
     so_unlocked u;
     so_poll *poll;
 
-    if (loop != NULL && a->mean && (mean = direct_mean(a, n, size, itype, &loop)) == NULL) {
-        loop = NULL;
+    /* a mean takes the direct form on any number of threads: one thread here
+     * beat two in the general walk at every size measured (1e6 float32 into
+     * 1e2 .. 1e6: 1.2 .. 19 ms against 3.7 .. 29 ms) */
+    form.elems = direct_loop(a, a->mean ? 1 : nthreads, &form.itype, &form.n);
+    if (form.elems != NULL && a->mean &&
+            (mean = direct_mean(a, form.n, size, form.itype, &form.elems)) == NULL) {
+        form.elems = NULL;
     }
-    *done = loop != NULL;
-    if (loop == NULL) return NULL;
+    *done = form.elems != NULL || so_direct_rows(a, nthreads, &form);
+    if (!*done) return NULL;
     if (large) {
         poll = so_unlock(&u);
-        pos = so_first_bad_run(PyArray_BYTES(a->idx), itype, n, size, poll);
+        pos = so_first_bad_run(PyArray_BYTES(a->idx), form.itype, form.n, size, poll);
         if (so_relock(&u) < 0) return NULL;
     }
     else {
-        pos = so_first_bad_run(PyArray_BYTES(a->idx), itype, n, size, NULL);
+        pos = so_first_bad_run(PyArray_BYTES(a->idx), form.itype, form.n, size, NULL);
     }
     if (pos >= 0) {
         so_args_index_error(a, pos);
         return NULL;
     }
     so_test_rewrite(a->idx);
-    so_direct_calls++;
+    if (form.elems != NULL) so_direct_calls++;
     so_direct_means += mean != NULL;
     if (out == NULL) {
         work = so_fresh_copy(data, nthreads);
@@ -127,9 +140,8 @@ so_call_direct(const so_args *a, int nthreads, int *done)
     }
     poll = large ? so_unlock(&u) : NULL;
     if (mean != NULL) mean->start(o, aos, size, pairs);
-    run_pieces(loop, mean != NULL ? pairs : o, mean != NULL ? (npy_intp)mean->pair_bytes : aos,
-               size, PyArray_BYTES(a->idx), PyArray_ITEMSIZE(a->idx), PyArray_BYTES(a->upd),
-               PyArray_ITEMSIZE(a->upd), n, poll);
+    run_pieces(&form, mean != NULL ? pairs : o, mean != NULL ? (npy_intp)mean->pair_bytes : aos,
+               size, PyArray_BYTES(a->idx), PyArray_ITEMSIZE(a->idx), PyArray_BYTES(a->upd), poll);
     /* stopped, the division still runs: each element holds the mean of the
      * updates applied */
     if (mean != NULL) mean->finish(o, aos, size, pairs, a->include_self);

@@ -267,8 +267,21 @@ PyObject *so_py_at_apply(PyObject *self, PyObject *args);
  * data: a stable counting sort by block, without the GIL */
 PyObject *so_py_route(PyObject *self, PyObject *args);
 
-/* direct.c: the call in its direct form (1-D, typed, one thread, indices of
- * any integer dtype read as they are) with *done = 1, the result or NULL
+/* A call in its direct form: the loop (by element, direct.c's gate; by row of
+ * f elements, rows.c's), the index type, the number n of index values and the
+ * byte step us from one update (row) to the next. */
+typedef struct {
+    so_indexed_fn elems;
+    so_rows_fn rows;
+    int itype;
+    npy_intp n, f, us;
+} so_direct_form;
+/* rows.c: 1 with *form's rows, f, n, us and itype set if the call takes the
+ * direct form on rows, else 0; so_rows_direct_calls counts the calls that did */
+int so_direct_rows(const so_args *a, int nthreads, so_direct_form *form);
+extern unsigned long so_rows_direct_calls;
+/* direct.c: the call in its direct form (1-D or on rows (rows.c), typed, one
+ * thread, indices of any integer dtype read as they are) with *done = 1, the result or NULL
  * raised; *done = 0 (nothing done) when the call is not of that form. */
 PyObject *so_call_direct(const so_args *a, int nthreads, int *done);
 /* direct.c: how many calls (and of them means) ran in the direct form */

@@ -1,0 +1,126 @@
+/*
+ * kernels/rows.c: the row loops of a scatter along axis 0 into rows of f
+ * contiguous elements, for the direct form of a call on rows: for i < n, with
+ * j = idx[i] read in its own integer type (base.h's SO_INDEX_TYPES), row j of
+ * out takes f(row j, row i of the updates) element by element -- every typed
+ * reduction of indexed.c's dtypes, and the assignment of reduction "none" by
+ * item size.  Rows are applied in C order, the elements of a row in order: the
+ * bits of the plain walk (ufunc.at's).
+ *
+ * The loop over a row is inline, never a call: f = 1, 2, 4 and 8 are compile-time
+ * constants (the compiler unrolls, and vectorises a row of 4 or 8), any other
+ * f a counted loop (which the compiler vectorises).  As in indexed.c, the
+ * caller has checked every index value, and each is still wrapped and clamped
+ * into [0, size) as it is read (ops.h's SO_IX_CLAMP).
+ */
+#include "kernels/ops.h"
+
+/* reduction "none": the update's bits, whatever the dtype (an unsigned type, or
+ * two of them, of the item size: no float load that could touch a NaN) */
+typedef struct { npy_uint64 lo, hi; } so_b128;
+#define ASSIGN_OP(NAME, T) static inline T NAME##_none(T x, T y) { (void)x; return y; }
+ASSIGN_OP(b8, npy_uint8)
+ASSIGN_OP(b16, npy_uint16)
+ASSIGN_OP(b32, npy_uint32)
+ASSIGN_OP(b64, npy_uint64)
+ASSIGN_OP(b128, so_b128)
+
+/* every row i < n through the operation NAME_OP, with F elements a row */
+#define ROW_LOOP(NAME, OP, T, S, F)                                                   \
+    for (i = 0; i < n; i++) {                                                         \
+        T *r = (T *)(void *)(o + SO_IX_CLAMP_##S(ix[i], size) * ros);                 \
+        const T *s = (const T *)(const void *)(u + i * us);                           \
+        npy_intp k;                                                                   \
+        for (k = 0; k < (F); k++) r[k] = NAME##_##OP(r[k], s[k]);                     \
+    }                                                                                 \
+    return;
+
+/* the same through local copies of the row and the update, which the compiler
+ * knows apart and vectorises as a whole (F = 4 and 8: 1e6 float32 rows of 4,
+ * 3.1 ms as ROW_LOOP, 2.3 ms so; rows of 2 took twice as long so) */
+#define ROW_LOOP_COPIED(NAME, OP, T, S, F)                                            \
+    for (i = 0; i < n; i++) {                                                         \
+        char *r = o + SO_IX_CLAMP_##S(ix[i], size) * ros;                             \
+        T x[F], y[F];                                                                 \
+        npy_intp k;                                                                   \
+        memcpy(x, r, sizeof x);                                                       \
+        memcpy(y, u + i * us, sizeof y);                                              \
+        for (k = 0; k < (F); k++) x[k] = NAME##_##OP(x[k], y[k]);                     \
+        memcpy(r, x, sizeof x);                                                       \
+    }                                                                                 \
+    return;
+
+#define ROWS(NAME, T, OP, IN, IT, S)                                                  \
+static void                                                                           \
+NAME##_##OP##_rows_by_##IN(char *restrict o, npy_intp ros, npy_intp size,             \
+                           const char *idx, const char *restrict u, npy_intp us,      \
+                           npy_intp n, npy_intp f)                                    \
+{                                                                                     \
+    const IT *restrict ix = (const IT *)(const void *)idx;                            \
+    npy_intp i;                                                                       \
+    switch (f) {                                                                      \
+        case 1: ROW_LOOP(NAME, OP, T, S, 1)                                           \
+        case 2: ROW_LOOP(NAME, OP, T, S, 2)                                           \
+        case 4: ROW_LOOP_COPIED(NAME, OP, T, S, 4)                                    \
+        case 8: ROW_LOOP_COPIED(NAME, OP, T, S, 8)                                    \
+        default: ROW_LOOP(NAME, OP, T, S, f)                                          \
+    }                                                                                 \
+}
+
+/* the loops of one dtype and operation, one per index type, and their row of a table */
+#define ROW_TABLE_ENTRY(NAME, OP) NAME##_##OP##_rows_by_i8, NAME##_##OP##_rows_by_i16,  \
+    NAME##_##OP##_rows_by_i32, NAME##_##OP##_rows_by_i64, NAME##_##OP##_rows_by_u8,    \
+    NAME##_##OP##_rows_by_u16, NAME##_##OP##_rows_by_u32, NAME##_##OP##_rows_by_u64
+
+#define ROWS_OF(NAME, T, OP)                                                          \
+    ROWS(NAME, T, OP, i8, npy_int8, 1) ROWS(NAME, T, OP, i16, npy_int16, 1)           \
+    ROWS(NAME, T, OP, i32, npy_int32, 1) ROWS(NAME, T, OP, i64, npy_int64, 1)         \
+    ROWS(NAME, T, OP, u8, npy_uint8, 0) ROWS(NAME, T, OP, u16, npy_uint16, 0)         \
+    ROWS(NAME, T, OP, u32, npy_uint32, 0) ROWS(NAME, T, OP, u64, npy_uint64, 0)
+
+/* a dtype's typed reductions: their loops and table, by op and index type */
+#define REDUCE_ROWS(NAME, T)                                                          \
+    ROWS_OF(NAME, T, add) ROWS_OF(NAME, T, sub) ROWS_OF(NAME, T, mul)                 \
+    ROWS_OF(NAME, T, max) ROWS_OF(NAME, T, min)                                       \
+    static const so_rows_fn NAME##_rows[SO_NOPS][SO_IX_NTYPES] = {                    \
+        {NULL}, {ROW_TABLE_ENTRY(NAME, add)}, {ROW_TABLE_ENTRY(NAME, sub)},           \
+        {ROW_TABLE_ENTRY(NAME, mul)}, {ROW_TABLE_ENTRY(NAME, max)},                   \
+        {ROW_TABLE_ENTRY(NAME, min)}, {NULL}};
+SO_INDEXED_TYPES(REDUCE_ROWS)
+
+/* an item size's assignment: its loops and table, by index type */
+#define ASSIGN_ROWS(NAME, T)                                                          \
+    ROWS_OF(NAME, T, none)                                                            \
+    static const so_rows_fn NAME##_assign_rows[SO_IX_NTYPES] = {ROW_TABLE_ENTRY(NAME, none)};
+ASSIGN_ROWS(b8, npy_uint8)
+ASSIGN_ROWS(b16, npy_uint16)
+ASSIGN_ROWS(b32, npy_uint32)
+ASSIGN_ROWS(b64, npy_uint64)
+ASSIGN_ROWS(b128, so_b128)
+
+so_rows_fn
+so_rows_kernel(PyArray_Descr *d, int op, int itype)
+{
+    int isz = (int)PyDataType_ELSIZE(d);
+    if (itype < 0 || itype >= SO_IX_NTYPES) return NULL;
+    if (op == SO_NONE) {
+        /* any dtype without references; its items are read as unsigned words of
+         * their size, so the caller sees to their alignment */
+        if (PyDataType_REFCHK(d)) return NULL;
+        switch (isz) {
+            case 1: return b8_assign_rows[itype];
+            case 2: return b16_assign_rows[itype];
+            case 4: return b32_assign_rows[itype];
+            case 8: return b64_assign_rows[itype];
+            case 16: return b128_assign_rows[itype];
+        }
+        return NULL;
+    }
+#define ROWS_OF_TYPE(NAME, T) NAME##_rows,
+    static const so_rows_fn (*const by_type[SO_NINDEXED_TYPES])[SO_IX_NTYPES] = {
+        SO_INDEXED_TYPES(ROWS_OF_TYPE)};
+#undef ROWS_OF_TYPE
+    int t = so_indexed_type_of(d);
+    if (op <= SO_NONE || op >= SO_COUNT || t < 0) return NULL;
+    return by_type[t][op][itype];
+}
