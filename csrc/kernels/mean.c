@@ -35,19 +35,9 @@ NAME(char *o, npy_intp os, const char *c, npy_intp cs, npy_intp n, npy_intp extr
     }                                                                                 \
 }
 
-MEAN_LOOP(mean_i8, npy_int8, x = i8_div(x, k))
-MEAN_LOOP(mean_i16, npy_int16, x = i16_div(x, k))
-MEAN_LOOP(mean_i32, npy_int32, x = i32_div(x, k))
-MEAN_LOOP(mean_i64, npy_int64, x = i64_div(x, k))
-MEAN_LOOP(mean_u8, npy_uint8, x = u8_div(x, k))
-MEAN_LOOP(mean_u16, npy_uint16, x = u16_div(x, k))
-MEAN_LOOP(mean_u32, npy_uint32, x = u32_div(x, k))
-MEAN_LOOP(mean_u64, npy_uint64, x = u64_div(x, k))
-MEAN_LOOP(mean_f16, npy_half, x = f16_div(x, k))
-MEAN_LOOP(mean_f32, npy_float, x = f32_div(x, k))
-MEAN_LOOP(mean_f64, npy_double, x = f64_div(x, k))
-MEAN_LOOP(mean_c64, so_c64, x = c64_div(x, k))
-MEAN_LOOP(mean_c128, so_c128, x = c128_div(x, k))
+#define MEAN_OF(NAME, T) MEAN_LOOP(mean_##NAME, T, x = NAME##_div(x, k))
+SO_NUMERIC_TYPES(MEAN_OF)
+#undef MEAN_OF
 
 so_mean_fn
 so_mean_kernel(PyArray_Descr *d)

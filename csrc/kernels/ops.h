@@ -161,17 +161,15 @@ static inline npy_intp cnt_count(npy_intp x, npy_intp y) { (void)y; return x + 1
 enum so_typed_row { SO_NUMERIC_TYPES(SO_ROW_ENUM) SO_NROWS };
 #undef SO_ROW_ENUM
 
-/* The row of the table for dtype d (folded by kind and size), or -1 (bool,
- * byte-swapped, generic dtypes). */
+/* The row of the table for dtype d (the integers in base.h's order of index
+ * types, so_index_type), or -1 (bool, byte-swapped, generic dtypes). */
 static inline int
 so_typed_row(PyArray_Descr *d)
 {
-    int tn = d->type_num, isz = (int)PyDataType_ELSIZE(d);
-    int k = isz == 1 ? 0 : isz == 2 ? 1 : isz == 4 ? 2 : isz == 8 ? 3 : -1;
+    int ix = so_index_type(d);
+    if (ix >= 0) return SO_ROW_i8 + (ix - SO_IX_i8);
     if (!PyArray_ISNBO(d->byteorder)) return -1;
-    if (PyTypeNum_ISSIGNED(tn)) return k < 0 ? -1 : SO_ROW_i8 + k;
-    if (PyTypeNum_ISUNSIGNED(tn)) return k < 0 ? -1 : SO_ROW_u8 + k;
-    switch (tn) {
+    switch (d->type_num) {
         case NPY_HALF: return SO_ROW_f16;
         case NPY_FLOAT: return SO_ROW_f32;
         case NPY_DOUBLE: return SO_ROW_f64;
@@ -184,30 +182,10 @@ so_typed_row(PyArray_Descr *d)
 /* The dtypes of the loops that read their indices as given (indexed.c by
  * element, rows.c by row): ops.h's table without float16 (its loops convert
  * through F16C, chosen at run time in reduce.c; a float16 call keeps the intp
- * path); so_indexed_type_of: a dtype's place in it, or -1. */
+ * path).  Their tables are indexed by so_typed_row, with NULL in float16's row. */
 #define SO_INDEXED_TYPES(X)                                                           \
     X(i8, npy_int8) X(i16, npy_int16) X(i32, npy_int32) X(i64, npy_int64)             \
     X(u8, npy_uint8) X(u16, npy_uint16) X(u32, npy_uint32) X(u64, npy_uint64)         \
     X(f32, npy_float) X(f64, npy_double) X(c64, so_c64) X(c128, so_c128)
-#define SO_TYPE_ENUM(NAME, T) SO_TYPE_##NAME,
-enum so_indexed_type { SO_INDEXED_TYPES(SO_TYPE_ENUM) SO_NINDEXED_TYPES };
-#undef SO_TYPE_ENUM
-
-static inline int
-so_indexed_type_of(PyArray_Descr *d)
-{
-    /* the integers in base.h's order of index types */
-    int ix = so_index_type(d);
-    if (ix >= 0) return SO_TYPE_i8 + (ix - SO_IX_i8);
-    if (!PyArray_ISNBO(d->byteorder)) return -1;
-    switch (d->type_num) {
-        case NPY_FLOAT: return SO_TYPE_f32;
-        case NPY_DOUBLE: return SO_TYPE_f64;
-        case NPY_CFLOAT: return SO_TYPE_c64;
-        case NPY_CDOUBLE: return SO_TYPE_c128;
-    }
-    return -1;
-}
-
 
 #endif

@@ -116,11 +116,10 @@ so_rows_kernel(PyArray_Descr *d, int op, int itype)
         }
         return NULL;
     }
-#define ROWS_OF_TYPE(NAME, T) NAME##_rows,
-    static const so_rows_fn (*const by_type[SO_NINDEXED_TYPES])[SO_IX_NTYPES] = {
-        SO_INDEXED_TYPES(ROWS_OF_TYPE)};
-#undef ROWS_OF_TYPE
-    int t = so_indexed_type_of(d);
-    if (op <= SO_NONE || op >= SO_COUNT || t < 0) return NULL;
-    return by_type[t][op][itype];
+    static const so_rows_fn (*const by_row[SO_NROWS])[SO_IX_NTYPES] = {
+        i8_rows, i16_rows, i32_rows, i64_rows, u8_rows, u16_rows, u32_rows, u64_rows,
+        NULL, f32_rows, f64_rows, c64_rows, c128_rows};
+    int row = so_typed_row(d);
+    if (op <= SO_NONE || op >= SO_COUNT || row < 0 || by_row[row] == NULL) return NULL;
+    return by_row[row][op][itype];
 }
