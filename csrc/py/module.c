@@ -38,6 +38,14 @@ so_py_direct_means(PyObject *self, PyObject *unused)
 }
 
 static PyObject *
+so_py_direct_one_pass(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyLong_FromUnsignedLong(so_direct_one_pass);
+}
+
+static PyObject *
 so_py_rows_direct_calls(PyObject *self, PyObject *unused)
 {
     (void)self;
@@ -88,6 +96,8 @@ static PyMethodDef so_methods[] = {
      "the mean's loops (direct_means) included."},
     {"direct_means", so_py_direct_means, METH_NOARGS,
      "direct_means()\n--\n\nHow many means ran in the direct form (py/direct.c)."},
+    {"direct_one_pass", so_py_direct_one_pass, METH_NOARGS,
+     "direct_one_pass()\n--\n\nHow many calls ran in the direct form's one pass (py/direct.c)."},
     {"rows_direct_calls", so_py_rows_direct_calls, METH_NOARGS,
      "rows_direct_calls()\n--\n\nHow many calls ran in the direct form on rows (py/rows.c)."},
     {"threads_asked", so_py_threads_asked, METH_NOARGS,

@@ -284,8 +284,9 @@ extern unsigned long so_rows_direct_calls;
  * thread, indices of any integer dtype read as they are) with *done = 1, the result or NULL
  * raised; *done = 0 (nothing done) when the call is not of that form. */
 PyObject *so_call_direct(const so_args *a, int nthreads, int *done);
-/* direct.c: how many calls (and of them means) ran in the direct form */
-extern unsigned long so_direct_calls, so_direct_means;
+/* direct.c: how many calls (and of them means, and one-pass calls) ran in the
+ * direct form */
+extern unsigned long so_direct_calls, so_direct_means, so_direct_one_pass;
 /* output_cache.c: a new C-ordered copy of data (large ones in the cache's memory) */
 PyArrayObject *so_fresh_copy(PyArrayObject *data, int nthreads);
 /* indices.c: a->idx as native intp (args.c keeps native integer indices as
