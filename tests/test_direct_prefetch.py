@@ -4,10 +4,11 @@ for bit, on one thread:
 * into a contiguous out beyond one core's L2, the loop prefetches the element 128 updates ahead
   (the last 128 updates of a call without): calls of every index dtype, of lengths around that
   distance and the loop's chunk of 2048, into an out of 2^21 elements (beyond any L2 in use);
-* many updates into an out in L2 take one pass, chunk by chunk the check then the loop, into a
-  fresh copy of data (copied into out at the end in place): calls on either side of its gate
-  (``_core.direct_one_pass()`` counts them), every index dtype, and a bad index in the first,
-  a middle or the last chunk, which must leave out untouched and name the first bad position.
+* many updates into an out in L2 (in L1: indices of 4 bytes or more) take one pass, chunk by
+  chunk the check then the loop, into a fresh copy of data (copied into out at the end in
+  place): calls on either side of its gate (``_core.direct_one_pass()`` counts them), every
+  index dtype, and a bad index in the first, a middle or the last chunk, which must leave out
+  untouched and name the first bad position.
 """
 import numpy as np
 import pytest
@@ -83,12 +84,14 @@ def _one_pass_call(idx_dtype, size, n, seed=7):
     return data, idx, upd
 
 
-@pytest.mark.parametrize("n,size,taken", [
-    (ONE_PASS_MIN, 100, True), (ONE_PASS_MIN - 1, 100, False),
-    (2 * 10_000, 10_000, True), (2 * 10_000 - 1, 10_000, False),
+@pytest.mark.parametrize("idx_dtype,n,size,taken", [
+    ("int64", ONE_PASS_MIN, 100, True), ("int64", ONE_PASS_MIN - 1, 100, False),
+    ("int64", 2 * 10_000, 10_000, True), ("int64", 2 * 10_000 - 1, 10_000, False),
+    ("int32", ONE_PASS_MIN, 100, True), ("int16", ONE_PASS_MIN, 100, False),
+    ("uint8", ONE_PASS_MIN, 100, False), ("uint8", 2 * 20_000, 20_000, True),
 ])
-def test_one_pass_gate(n, size, taken):
-    data, idx, upd = _one_pass_call("int64", size, n)
+def test_one_pass_gate(idx_dtype, n, size, taken):
+    data, idx, upd = _one_pass_call(idx_dtype, size, n)
     want = reference.scatter_elements(data, idx, upd, 0, reduction="add")
     before = _core.direct_one_pass()
     _same(so.scatter_elements(data, idx, upd, 0, reduction="add"), want)
@@ -100,8 +103,9 @@ def test_one_pass_gate(n, size, taken):
 
 @pytest.mark.parametrize("idx_dtype", INDEX_DTYPES)
 def test_one_pass_every_index_dtype(idx_dtype):
-    n = 5 * CHUNK + 123 + ONE_PASS_MIN
-    data, idx, upd = _one_pass_call(idx_dtype, 100, n)
+    size = 20_000           # 80 kB: beyond L1, where narrow indices take it too
+    n = 5 * CHUNK + 123 + 2 * size
+    data, idx, upd = _one_pass_call(idx_dtype, size, n)
     want = reference.scatter_elements(data, idx, upd, 0, reduction="add")
     before = _core.direct_one_pass()
     _same(so.scatter_elements(data, idx, upd, 0, reduction="add"), want)
@@ -130,10 +134,11 @@ def test_one_pass_into_a_strided_out():
     assert _core.direct_one_pass() == before + 1
 
 
-@pytest.mark.parametrize("idx_dtype", ["int8", "int64", "uint16"])
+@pytest.mark.parametrize("idx_dtype", ["int32", "int64", "uint16"])
 @pytest.mark.parametrize("where", ["first", "middle", "last"])
 def test_one_pass_bad_index_leaves_out_untouched(idx_dtype, where):
-    n, size = ONE_PASS_MIN + 3 * CHUNK + 11, 100
+    # into 20000 elements (beyond L1: uint16 takes the one pass; int8 could hold no bad value)
+    n, size = 2 * 20_000 + 3 * CHUNK + 11, 20_000
     data, idx, upd = _one_pass_call(idx_dtype, size, n)
     pos = {"first": 5, "middle": n // 2, "last": n - 1}[where]
     idx[pos] = size                         # the first bad value

@@ -22,7 +22,9 @@ unsigned long so_direct_calls, so_direct_means, so_direct_one_pass;
  * of place, copied into out at the end in place (nothing written to out on a
  * bad index).  Taken for an element loop (no mean, no rows) into an out of at
  * most one core's L2, at least ONE_PASS_MIN updates and twice out's elements
- * (the copy back costs little beside them).  The C model
+ * (the copy back costs little beside them); into an out in L1 only with
+ * indices of 4 bytes or more (1e6 int8 indices into 1e2 float32 were no
+ * faster so: their second read costs little).  The C model
  * (benchmarks/cmodel/prefetch_model.c, int64 indices, ns an update, check then
  * loop -> one pass by chunks of 2048, in place with its two copies): 1e7
  * updates into 1e5 float32, 1.78 -> 1.46; 1e6 into 1e3, 0.91 -> 0.83. */
@@ -32,8 +34,10 @@ unsigned long so_direct_calls, so_direct_means, so_direct_one_pass;
 static int
 one_pass_pays(const so_args *a, const so_direct_form *form, npy_intp size)
 {
+    npy_intp bytes = size * PyArray_ITEMSIZE(a->data);
     return form->elems != NULL && form->n >= ONE_PASS_MIN && form->n >= 2 * size &&
-           size * PyArray_ITEMSIZE(a->data) <= so_cache_bytes(2);
+           bytes <= so_cache_bytes(2) &&
+           (PyArray_ITEMSIZE(a->idx) >= 4 || bytes > so_cache_bytes(1));
 }
 
 /* The loop, its index type and length, or NULL when the call is not of this
