@@ -49,18 +49,24 @@ def _same(a, b):
                                   np.ascontiguousarray(b).view(np.uint8))
 
 
+def _add_both_ways(data, idx, upd):
+    """The add out of place and in place, each checked against the reference; the result."""
+    want = reference.scatter_elements(data, idx, upd, 0, reduction="add")
+    _same(so.scatter_elements(data, idx, upd, 0, reduction="add"), want)
+    inplace = data.copy()
+    so.scatter_elements(inplace, idx, upd, 0, reduction="add", out=inplace)
+    _same(inplace, want)
+    return want
+
+
 @pytest.mark.parametrize("idx_dtype", INDEX_DTYPES)
 @pytest.mark.parametrize("n", [5, 128, 129, 2048 + 128, 3 * 2048 + 77])
 def test_prefetching_loop_matches_reference(idx_dtype, n):
     data = _values("float32", BIG, 1)
     idx = _indices(idx_dtype, n, BIG, 2 + n)
     upd = _values("float32", n, 3)
-    want = reference.scatter_elements(data, idx, upd, 0, reduction="add")
     calls = _core.direct_calls()
-    _same(so.scatter_elements(data, idx, upd, 0, reduction="add"), want)
-    inplace = data.copy()
-    so.scatter_elements(inplace, idx, upd, 0, reduction="add", out=inplace)
-    _same(inplace, want)
+    _add_both_ways(data, idx, upd)
     assert _core.direct_calls() == calls + 2
 
 
@@ -92,12 +98,8 @@ def _one_pass_call(idx_dtype, size, n, seed=7):
 ])
 def test_one_pass_gate(idx_dtype, n, size, taken):
     data, idx, upd = _one_pass_call(idx_dtype, size, n)
-    want = reference.scatter_elements(data, idx, upd, 0, reduction="add")
     before = _core.direct_one_pass()
-    _same(so.scatter_elements(data, idx, upd, 0, reduction="add"), want)
-    inplace = data.copy()
-    so.scatter_elements(inplace, idx, upd, 0, reduction="add", out=inplace)
-    _same(inplace, want)
+    want = _add_both_ways(data, idx, upd)
     assert _core.direct_one_pass() == before + 2 * taken
 
 
@@ -106,12 +108,8 @@ def test_one_pass_every_index_dtype(idx_dtype):
     size = 20_000           # 80 kB: beyond L1, where narrow indices take it too
     n = 5 * CHUNK + 123 + 2 * size
     data, idx, upd = _one_pass_call(idx_dtype, size, n)
-    want = reference.scatter_elements(data, idx, upd, 0, reduction="add")
     before = _core.direct_one_pass()
-    _same(so.scatter_elements(data, idx, upd, 0, reduction="add"), want)
-    inplace = data.copy()
-    so.scatter_elements(inplace, idx, upd, 0, reduction="add", out=inplace)
-    _same(inplace, want)
+    want = _add_both_ways(data, idx, upd)
     other = np.zeros_like(data)
     so.scatter_elements(data, idx, upd, 0, reduction="add", out=other)
     _same(other, want)

@@ -25,29 +25,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "model.h"
+
 #define CHUNK 2048
-
-static double
-now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static inline int64_t
-clamp(int64_t j, int64_t size)
-{
-    j += j < 0 ? size : 0;
-    return (uint64_t)j < (uint64_t)size ? j : 0;
-}
 
 __attribute__((noinline)) static void
 clamp64(float *restrict o, const int64_t *restrict ix, const float *restrict u, int64_t n,
