@@ -126,7 +126,10 @@ checked_chunks(const so_direct_form *form, char *o, npy_intp os, npy_intp size,
     return -1;
 }
 
-/* The call in one pass (one_pass_pays): the result, or NULL raised. */
+/* The call in one pass (one_pass_pays): the result, or NULL raised.  No
+ * so_test_rewrite here: no moment follows the check of every index, and a
+ * value rewritten between a chunk's check and its loop is clamped by the loop
+ * as anywhere else. */
 static PyObject *
 one_pass(const so_args *a, const so_direct_form *form, int nthreads)
 {
