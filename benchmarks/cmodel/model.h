@@ -1,7 +1,7 @@
 /*
  * benchmarks/cmodel/model.h: what the C models (scatter_model.c, runs_model.c,
- * prefetch_model.c) share: a clock, the compare for the median, and the
- * kernel's wrap and clamp of an index.  Each model defines _POSIX_C_SOURCE
+ * prefetch_model.c) share: a clock, the compare for the median, the kernel's
+ * wrap and clamp of an index, its loop and the check by chunks.  Each model defines _POSIX_C_SOURCE
  * before including it.
  */
 #ifndef SO_CMODEL_H
@@ -30,5 +30,35 @@ clamp(int64_t j, int64_t size)
 {
     j += j < 0 ? size : 0;
     return (uint64_t)j < (uint64_t)size ? j : 0;
+}
+
+#define CHUNK 2048
+
+/* the kernel's loop: o[j] += u[i], j wrapped and clamped */
+__attribute__((noinline, unused)) static void
+clamp64(float *restrict o, const int64_t *restrict ix, const float *restrict u, int64_t n,
+        int64_t size)
+{
+    for (int64_t i = 0; i < n; i++) {
+        int64_t j = clamp(ix[i], size);
+        o[j] = o[j] + u[i];
+    }
+}
+
+/* 1 if every index of ix[0..n) is in [-size, size): min and max per chunk of
+ * CHUNK (the compiler vectorises the two reductions) */
+__attribute__((noinline, unused)) static int
+check64(const int64_t *restrict ix, int64_t n, int64_t size)
+{
+    for (int64_t c = 0; c < n; c += CHUNK) {
+        int64_t e = c + CHUNK < n ? c + CHUNK : n;
+        int64_t lo = ix[c], hi = ix[c];
+        for (int64_t i = c; i < e; i++) {
+            lo = ix[i] < lo ? ix[i] : lo;
+            hi = ix[i] > hi ? ix[i] : hi;
+        }
+        if (lo < -size || hi >= size) return 0;
+    }
+    return 1;
 }
 #endif

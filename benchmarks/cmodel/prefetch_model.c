@@ -39,8 +39,6 @@
 
 #include "model.h"
 
-#define CHUNK 2048
-
 /* bytes, 2 MiB aligned and madvised for huge pages (NumPy does the same) */
 static void *
 big(size_t bytes)
@@ -62,32 +60,6 @@ loop64(float *restrict o, const int64_t *restrict ix, const float *restrict u, i
         int64_t j = ix[i];
         o[j + ((j >> 63) & size)] += u[i];
     }
-}
-
-__attribute__((noinline)) static void
-clamp64(float *restrict o, const int64_t *restrict ix, const float *restrict u, int64_t n,
-        int64_t size)
-{
-    for (int64_t i = 0; i < n; i++) {
-        int64_t j = clamp(ix[i], size);
-        o[j] = o[j] + u[i];
-    }
-}
-
-/* 1 if every index of ix[0..n) is in [-size, size): min and max per chunk */
-__attribute__((noinline)) static int
-check64(const int64_t *restrict ix, int64_t n, int64_t size)
-{
-    for (int64_t c = 0; c < n; c += CHUNK) {
-        int64_t e = c + CHUNK < n ? c + CHUNK : n;
-        int64_t lo = ix[c], hi = ix[c];
-        for (int64_t i = c; i < e; i++) {
-            lo = ix[i] < lo ? ix[i] : lo;
-            hi = ix[i] > hi ? ix[i] : hi;
-        }
-        if (lo < -size || hi >= size) return 0;
-    }
-    return 1;
 }
 
 /* clamp64 with a prefetch D updates ahead: into L1 (LOC 3, prefetcht0) or

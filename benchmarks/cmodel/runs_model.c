@@ -27,18 +27,6 @@
 
 #include "model.h"
 
-#define CHUNK 2048
-
-__attribute__((noinline)) static void
-clamp64(float *restrict o, const int64_t *restrict ix, const float *restrict u, int64_t n,
-        int64_t size)
-{
-    for (int64_t i = 0; i < n; i++) {
-        int64_t j = clamp(ix[i], size);
-        o[j] = o[j] + u[i];
-    }
-}
-
 __attribute__((noinline)) static void
 runs64(float *restrict o, const int64_t *restrict ix, const float *restrict u, int64_t n,
        int64_t size)
@@ -60,21 +48,6 @@ runs64(float *restrict o, const int64_t *restrict ix, const float *restrict u, i
         }
     }
     o[prev] = acc;
-}
-
-__attribute__((noinline)) static int
-check64(const int64_t *restrict ix, int64_t n, int64_t size)
-{
-    for (int64_t c = 0; c < n; c += CHUNK) {
-        int64_t e = c + CHUNK < n ? c + CHUNK : n;
-        int64_t lo = ix[c], hi = ix[c];
-        for (int64_t i = c; i < e; i++) {
-            lo = ix[i] < lo ? ix[i] : lo;
-            hi = ix[i] > hi ? ix[i] : hi;
-        }
-        if (lo < -size || hi >= size) return 0;
-    }
-    return 1;
 }
 
 /* the check, and the number of chunks whose values never decrease */

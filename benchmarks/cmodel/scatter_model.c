@@ -32,8 +32,6 @@
 
 #include "model.h"
 
-#define CHUNK 2048
-
 /* a negative index counts from the end, as in numba (its wraparound) */
 #define LOOP(NAME, IT)                                                            \
 __attribute__((noinline)) static void                                             \
@@ -49,7 +47,7 @@ LOOP(loop64, int64_t)
 LOOP(loop32, int32_t)
 
 /* 1 if every index is in [-size, size): min and max per chunk, the compiler
- * vectorises the two reductions */
+ * vectorises the two reductions (check64, the int64 one, is model.h's) */
 #define CHECK(NAME, IT)                                                           \
 __attribute__((noinline)) static int                                              \
 NAME(const IT *restrict ix, int64_t n, int64_t size)                              \
@@ -65,15 +63,7 @@ NAME(const IT *restrict ix, int64_t n, int64_t size)                            
     }                                                                             \
     return 1;                                                                     \
 }
-CHECK(check64, int64_t)
 CHECK(check32, int32_t)
-
-__attribute__((noinline)) static void
-clamp64(float *restrict o, const int64_t *restrict ix, const float *restrict u, int64_t n,
-        int64_t size)
-{
-    for (int64_t i = 0; i < n; i++) o[clamp(ix[i], size)] += u[i];
-}
 
 __attribute__((noinline)) static int
 fused64(float *restrict o, const int64_t *restrict ix, const float *restrict u, int64_t n,
