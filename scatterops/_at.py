@@ -195,6 +195,9 @@ def _plan(ufunc, a, indices, b):
     if dt.kind in "fc" and _fp_errors_act():
         return None
     a_view = a if type(a) is np.ndarray else a.view(np.ndarray)
+    call = _simple_call(a_view, indices, b_arr, reduction)
+    if call is not _NOT_SIMPLE:
+        return call
     try:
         index = _read_index(a_view, indices)
     except (IndexError, ValueError, TypeError, OverflowError):
@@ -212,6 +215,105 @@ def _plan(ufunc, a, indices, b):
     return index.call(updates, reduction)
 
 
+_NOT_SIMPLE = object()
+
+
+def _simple_call(a, indices, b, reduction):
+    """The call for the commonest forms, read with a few cheap checks: the same call
+    _read_index and _Index.call make of them.  The forms: an int, a list or an integer
+    array of one or more dimensions, or a tuple of no more items than a has axes, each a
+    full slice ``:`` or an int (basic: the call on the view), or each ``:`` but one integer
+    array (the call along that axis), or each an integer array (the call on every axis).
+    In each, the update space is a[indices]'s shape in its own order, so b needs no
+    arranging.  None for NumPy's ufunc.at, _NOT_SIMPLE for the general reading."""
+    items = indices if type(indices) is tuple else (indices,)
+    if not items or len(items) > a.ndim:
+        return _NOT_SIMPLE
+    arrays, axes, ints = [], [], False
+    for axis, x in enumerate(items):
+        if type(x) is slice:
+            if x.start is None and x.stop is None and x.step is None:
+                continue
+            return _NOT_SIMPLE
+        if type(x) is int:
+            n = a.shape[axis]
+            if not -n <= x < n:
+                return None          # out of range: NumPy's IndexError
+            ints = True
+            continue
+        x = _int_array(x)
+        if x is None:
+            return _NOT_SIMPLE
+        arrays.append(x)
+        axes.append(axis)
+    if ints:
+        if arrays:
+            return _NOT_SIMPLE       # ints among arrays broadcast with them
+        return _basic_call(a[items + (Ellipsis,)], b, reduction, a.dtype)
+    if len(arrays) == 1:
+        return _one_array_call(a, arrays[0], axes[0], b, reduction)
+    if len(arrays) == a.ndim:
+        return _every_axis_call(a, arrays, b, reduction)
+    return _NOT_SIMPLE
+
+
+def _basic_call(view, b, reduction, dtype):
+    """scatter_nd with k = 0 on view, a basic view of a; None when empty or b has more
+    dimensions than view."""
+    if view.size == 0 or b.ndim > view.ndim:
+        return None
+    if b.dtype != dtype:
+        b = b.astype(dtype)
+    if view.ndim == 0:
+        view, b = view.reshape(1), b.reshape(1)
+    return scatter_nd, (view, _NO_INDEX, b), {"reduction": reduction, "out": view}
+
+
+def _one_array_call(a, x, axis, b, reduction):
+    """scatter_update (scatter_elements for two 1-d arrays) of x along axis of a; None
+    when a[indices] is empty or b has more dimensions."""
+    shape = a.shape
+    if x.size == 0 or 0 in shape[:axis] or 0 in shape[axis + 1:] or b.ndim > x.ndim + a.ndim - 1:
+        return None
+    if b.dtype != a.dtype:
+        b = b.astype(a.dtype)
+    if a.ndim == 1 and x.ndim == 1:
+        return scatter_elements, (a, x, b), {"reduction": reduction, "out": a}
+    return scatter_update, (a, x, b), {"reduction": reduction, "axis": axis, "out": a}
+
+
+def _every_axis_call(a, arrays, b, reduction):
+    """_core.at_apply with an index array on every axis of a; None when they do not
+    broadcast (NumPy's error), when a[indices] is empty or b has more dimensions."""
+    try:
+        shape = np.broadcast(*arrays).shape
+    except ValueError:
+        return None
+    if 0 in shape or b.ndim > len(shape):
+        return None
+    if b.dtype != a.dtype:
+        b = b.astype(a.dtype)
+    flat = _flat_call(a, arrays, range(a.ndim), shape, b, reduction)
+    if flat is None:
+        return _NOT_SIMPLE
+    return _core.at_apply, flat, {}
+
+
+def _int_array(x):
+    """x as an integer index array of one or more dimensions (a list made an array as
+    NumPy makes it), or None if it is anything else."""
+    if type(x) is list:
+        try:
+            x = np.asarray(x)
+        except (IndexError, ValueError, TypeError, OverflowError):
+            return None      # _read_index meets the same error, and hands the call to NumPy
+    elif type(x) is not np.ndarray:
+        return None
+    if x.ndim == 0 or x.dtype.kind not in "iu":
+        return None
+    return x
+
+
 def _plain_array(a):
     """a is an ndarray whose class does not override ufuncs (ufunc.at would dispatch)."""
     return isinstance(a, np.ndarray) and (
@@ -221,6 +323,9 @@ def _plain_array(a):
 def _elements_apart(a):
     """No two elements of a share memory (a view made with as_strided may break this,
     and then the order of the writes across elements would matter)."""
+    flags = a.flags
+    if flags.c_contiguous or flags.f_contiguous:
+        return True
     reach = a.itemsize
     for stride, n in sorted((abs(s), n) for s, n in zip(a.strides, a.shape) if n > 1):
         if stride < reach:
@@ -231,8 +336,25 @@ def _elements_apart(a):
 
 def _fp_errors_act():
     """A floating-point error mode other than ignore or warn (the C core raises nothing)."""
-    err = np.geterr()
-    return any(err[k] not in ("ignore", "warn") for k in ("over", "invalid", "divide"))
+    state = _errstate_var.get() if _errstate_var is not None else None
+    acts = _fp_acts_seen.get(state) if state is not None else None
+    if acts is None:
+        err = np.geterr()
+        acts = any(err[k] not in ("ignore", "warn") for k in ("over", "invalid", "divide"))
+        if state is not None:
+            if len(_fp_acts_seen) >= 16:
+                _fp_acts_seen.clear()
+            _fp_acts_seen[state] = acts   # the state object is kept, so its id stays its own
+    return acts
+
+
+# NumPy 2 keeps the error modes in a context variable holding an immutable object that
+# np.seterr and np.errstate replace: what np.geterr says of one is known once read
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar as _errstate_var
+except ImportError:          # NumPy 1.x: np.geterr on every call
+    _errstate_var = None
+_fp_acts_seen = {}
 
 
 class _Index:
@@ -313,16 +435,26 @@ def _flat_call(view, arrays, axes, shape, updates, reduction):
     the step in elements of the axis each array addresses; None if a stride is not a
     multiple of the item size."""
     item = view.itemsize
-    strides = [view.strides[j] for j in axes]
-    if any(s % item for s in strides):
-        return None
-    sizes = tuple(view.shape[j] for j in axes)
-    steps = tuple(s // item for s in strides)
-    # reverse the axes with a negative stride, so that the view starts at its lowest element
-    lowest = view[tuple(slice(None, None, -1) if view.strides[j] < 0 else slice(None)
-                        for j in range(view.ndim))]
-    span = 1 + sum((n - 1) * abs(step) for n, step in zip(sizes, steps))
-    memory = as_strided(lowest, shape=(span,), strides=(item,))
+    sizes, steps, span = [], [], 1
+    for j in axes:
+        step, rest = divmod(view.strides[j], item)
+        if rest:
+            return None
+        n = view.shape[j]
+        sizes.append(n)
+        steps.append(step)
+        span += (n - 1) * abs(step)
+    sizes, steps = tuple(sizes), tuple(steps)
+    flags = view.flags
+    if flags.c_contiguous and view.size:
+        memory = view.reshape(span)           # starts at its lowest element: no copy
+    elif flags.f_contiguous and view.size:
+        memory = view.T.reshape(span)
+    else:
+        # reverse the axes with a negative stride, so that the view starts at its lowest element
+        lowest = view[tuple(slice(None, None, -1) if view.strides[j] < 0 else slice(None)
+                            for j in range(view.ndim))]
+        memory = as_strided(lowest, shape=(span,), strides=(item,))
     return memory, tuple(arrays), sizes, steps, shape, updates, reduction
 
 
