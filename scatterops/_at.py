@@ -51,6 +51,7 @@ _MODULAR = frozenset(("add", "sub", "mul"))
 _C_LOOP_CHARS = frozenset("?bBhHiIlLqQefdFD")
 # ufunc.at converts b with numpy.asarray; these are taken as it takes them
 _PLAIN_B = (int, float, complex, bool, list, tuple, np.ndarray)
+_SCALAR_B = frozenset((int, float, complex, bool, np.ndarray))   # the commonest, by type
 _NO_INDEX = np.empty(0, dtype=np.intp)   # scatter_nd with k = 0: the whole array
 # a 1-d a and one index array with fewer values than this: NumPy's own ufunc.at (its
 # loop for that form is as fast as the C core's, with less to set up)
@@ -170,17 +171,20 @@ def _plan(ufunc, a, indices, b):
         reduction = _REDUCTION.get(ufunc)
     except TypeError:          # an unhashable "ufunc": NumPy says what is wrong
         return None
-    if reduction is None or b is None or not _plain_array(a):
+    if reduction is None or b is None or not (type(a) is np.ndarray or _plain_array(a)):
         return None
-    if not isinstance(b, _PLAIN_B) and not isinstance(b, np.generic):
-        return None
-    if isinstance(b, np.ndarray) and type(b) is not np.ndarray:
-        return None
+    if type(b) not in _SCALAR_B:
+        if not isinstance(b, _PLAIN_B) and not isinstance(b, np.generic):
+            return None
+        if isinstance(b, np.ndarray) and type(b) is not np.ndarray:
+            return None
     dt = a.dtype
     if a.ndim == 1 and type(indices) is np.ndarray and indices.size < _SMALL_1D:
         return None        # NumPy's own 1-d loop: as fast, and less to set up
-    if not (dt.isnative and dt.char in _C_LOOP_CHARS and a.ndim >= 1
-            and a.flags.aligned and _elements_apart(a)):
+    if not (dt.isnative and dt.char in _C_LOOP_CHARS and a.ndim >= 1):
+        return None
+    flags = a.flags
+    if not (flags.aligned and (flags.c_contiguous or flags.f_contiguous or _elements_apart(a))):
         return None
     try:
         b_arr = np.asarray(b)
@@ -223,7 +227,8 @@ def _simple_call(a, indices, b, reduction):
     _read_index and _Index.call make of them.  The forms: an int, a list or an integer
     array of one or more dimensions, or a tuple of no more items than a has axes, each a
     full slice ``:`` or an int (basic: the call on the view), or each ``:`` but one integer
-    array (the call along that axis), or each an integer array (the call on every axis).
+    array (the call along that axis), or each an integer array (the call on every axis);
+    or a boolean mask of a's shape (its nonzero() arrays, one on every axis).
     In each, the update space is a[indices]'s shape in its own order, so b needs no
     arranging.  None for NumPy's ufunc.at, _NOT_SIMPLE for the general reading."""
     items = indices if type(indices) is tuple else (indices,)
@@ -241,8 +246,18 @@ def _simple_call(a, indices, b, reduction):
                 return None          # out of range: NumPy's IndexError
             ints = True
             continue
-        x = _int_array(x)
-        if x is None:
+        if type(x) is list:
+            x = _list_array(x)
+        elif type(x) is not np.ndarray:
+            return _NOT_SIMPLE
+        if x is None or x.ndim == 0:
+            return _NOT_SIMPLE
+        kind = x.dtype.kind
+        if kind == "b" and len(items) == 1 and x.shape == a.shape:
+            arrays.extend(x.nonzero())       # a mask of a: an index array on every axis
+            axes.extend(range(a.ndim))
+            continue
+        if kind not in "iu":
             return _NOT_SIMPLE
         arrays.append(x)
         axes.append(axis)
@@ -285,33 +300,28 @@ def _one_array_call(a, x, axis, b, reduction):
 def _every_axis_call(a, arrays, b, reduction):
     """_core.at_apply with an index array on every axis of a; None when they do not
     broadcast (NumPy's error), when a[indices] is empty or b has more dimensions."""
-    try:
-        shape = np.broadcast(*arrays).shape
-    except ValueError:
-        return None
+    shape = arrays[0].shape
+    if any(x.shape != shape for x in arrays[1:]):
+        try:
+            shape = np.broadcast(*arrays).shape
+        except ValueError:
+            return None
     if 0 in shape or b.ndim > len(shape):
         return None
     if b.dtype != a.dtype:
         b = b.astype(a.dtype)
-    flat = _flat_call(a, arrays, range(a.ndim), shape, b, reduction)
+    flat = _flat_call(a, arrays, shape, b, reduction)
     if flat is None:
         return _NOT_SIMPLE
     return _core.at_apply, flat, {}
 
 
-def _int_array(x):
-    """x as an integer index array of one or more dimensions (a list made an array as
-    NumPy makes it), or None if it is anything else."""
-    if type(x) is list:
-        try:
-            x = np.asarray(x)
-        except (IndexError, ValueError, TypeError, OverflowError):
-            return None      # _read_index meets the same error, and hands the call to NumPy
-    elif type(x) is not np.ndarray:
-        return None
-    if x.ndim == 0 or x.dtype.kind not in "iu":
-        return None
-    return x
+def _list_array(x):
+    """The list x made an array as NumPy makes it, or None where that fails."""
+    try:
+        return np.asarray(x)
+    except (IndexError, ValueError, TypeError, OverflowError):
+        return None      # _read_index meets the same error, and hands the call to NumPy
 
 
 def _plain_array(a):
@@ -323,9 +333,6 @@ def _plain_array(a):
 def _elements_apart(a):
     """No two elements of a share memory (a view made with as_strided may break this,
     and then the order of the writes across elements would matter)."""
-    flags = a.flags
-    if flags.c_contiguous or flags.f_contiguous:
-        return True
     reach = a.itemsize
     for stride, n in sorted((abs(s), n) for s, n in zip(a.strides, a.shape) if n > 1):
         if stride < reach:
@@ -420,7 +427,7 @@ class _Index:
                 return scatter_elements, (view, arrays[0], updates), dict(kw, out=view)
             return scatter_update, (view, arrays[0], updates), dict(kw, axis=axes[0], out=view)
         if len(arrays) == view.ndim:
-            flat = _flat_call(view, arrays, axes, self.bshape, updates, reduction)
+            flat = _flat_call(view, arrays, self.bshape, updates, reduction)
             if flat is not None:
                 return _core.at_apply, flat, {}
         moved = view.transpose(list(axes) + [j for j in range(view.ndim) if j not in axes])
@@ -429,33 +436,70 @@ class _Index:
         return scatter_nd, (moved, tuples, updates), dict(kw, out=moved)
 
 
-def _flat_call(view, arrays, axes, shape, updates, reduction):
-    """The arguments of ``_core.at_apply`` for an index array on every axis of view:
-    a writeable 1-d view over view's elements from its lowest (memory), the size and
-    the step in elements of the axis each array addresses; None if a stride is not a
-    multiple of the item size."""
-    item = view.itemsize
-    sizes, steps, span = [], [], 1
-    for j in axes:
-        step, rest = divmod(view.strides[j], item)
-        if rest:
-            return None
-        n = view.shape[j]
-        sizes.append(n)
-        steps.append(step)
-        span += (n - 1) * abs(step)
-    sizes, steps = tuple(sizes), tuple(steps)
-    flags = view.flags
-    if flags.c_contiguous and view.size:
+def _flat_call(view, arrays, shape, updates, reduction):
+    """The arguments of ``_core.at_apply`` for an index array on every axis of view (in
+    order): a writeable 1-d view over view's elements from its lowest (memory), the size
+    and the step in elements of each axis; None if a stride is not a multiple of the
+    item size."""
+    key = (view.shape, view.strides, view.itemsize)
+    layout = _flat_layouts.get(key)
+    if layout is None:
+        layout = _flat_layout(*key)
+        if len(_flat_layouts) >= 64:
+            _flat_layouts.clear()
+        _flat_layouts[key] = layout
+    if layout is _NO_LAYOUT:
+        return None
+    sizes, steps, span, reach = layout
+    if reach == "C":
         memory = view.reshape(span)           # starts at its lowest element: no copy
-    elif flags.f_contiguous and view.size:
+    elif reach == "F":
         memory = view.T.reshape(span)
     else:
-        # reverse the axes with a negative stride, so that the view starts at its lowest element
-        lowest = view[tuple(slice(None, None, -1) if view.strides[j] < 0 else slice(None)
-                            for j in range(view.ndim))]
-        memory = as_strided(lowest, shape=(span,), strides=(item,))
+        memory = as_strided(view[reach], shape=(span,), strides=(view.itemsize,))
     return memory, tuple(arrays), sizes, steps, shape, updates, reduction
+
+
+_NO_LAYOUT = object()
+_flat_layouts = {}      # (shape, strides, itemsize) -> _flat_layout's answer
+
+
+def _flat_layout(shape, strides, item):
+    """For a view of this shape, strides and item size: the sizes and the steps in
+    elements of its axes, the span in elements from its lowest element to its highest,
+    and how to reach its memory: "C" or "F" (contiguous: a reshape), else the index
+    that reverses the axes with a negative stride, so that the view starts at its
+    lowest element; _NO_LAYOUT if a stride is not a multiple of the item size."""
+    steps, span = [], 1
+    for n, stride in zip(shape, strides):
+        step, rest = divmod(stride, item)
+        if rest:
+            return _NO_LAYOUT
+        steps.append(step)
+        span += (n - 1) * abs(step)
+    if 0 in shape:
+        reach = None
+    elif _contiguous(shape, strides, item):
+        reach = "C"
+    elif _contiguous(shape[::-1], strides[::-1], item):
+        reach = "F"
+    else:
+        reach = None
+    if reach is None:
+        reach = tuple(slice(None, None, -1) if s < 0 else slice(None) for s in strides)
+    return tuple(shape), tuple(steps), span, reach
+
+
+def _contiguous(shape, strides, item):
+    """The elements are in C order one after the other (NumPy's rule: a stride of an
+    axis of size 1 does not count)."""
+    expected = item
+    for n, stride in zip(shape[::-1], strides[::-1]):
+        if n != 1:
+            if stride != expected:
+                return False
+            expected *= n
+    return True
 
 
 def _read_index(a, indices):
