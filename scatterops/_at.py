@@ -21,6 +21,13 @@ dimensions go -- and turned into one in-place call on a view of ``a``:
 ``b`` is broadcast to the shape of ``a[indices]`` as NumPy broadcasts it, then
 its axes are permuted into the order of the call's update index space.
 
+Small calls are mostly planning, so the commonest forms (_simple_call: an int
+array or list, ``:``s around one array, an array on every axis, ints and ``:``s,
+a boolean mask of a's shape) are recognised with a few type checks and go
+straight to the same call the general reading (_read_index, _Index) would make;
+everything else takes the general reading.  The error modes are read once per
+errstate, and the flat view's layout once per shape and strides.
+
 Whatever is not certain to be bit-identical runs NumPy's own ``ufunc.at``: other
 ufuncs, dtypes without a C loop, a loop dtype other than ``a``'s (the ufunc would
 compute in the wider type and cast back), subclasses that override ufuncs, index
@@ -236,19 +243,20 @@ def _simple_call(a, indices, b, reduction):
         return _NOT_SIMPLE
     arrays, axes, ints = [], [], False
     for axis, x in enumerate(items):
-        if type(x) is slice:
+        kind = type(x)
+        if kind is slice:
             if x.start is None and x.stop is None and x.step is None:
                 continue
             return _NOT_SIMPLE
-        if type(x) is int:
+        if kind is int:
             n = a.shape[axis]
             if not -n <= x < n:
                 return None          # out of range: NumPy's IndexError
             ints = True
             continue
-        if type(x) is list:
+        if kind is list:
             x = _list_array(x)
-        elif type(x) is not np.ndarray:
+        elif kind is not np.ndarray:
             return _NOT_SIMPLE
         if x is None or x.ndim == 0:
             return _NOT_SIMPLE
@@ -301,11 +309,13 @@ def _every_axis_call(a, arrays, b, reduction):
     """_core.at_apply with an index array on every axis of a; None when they do not
     broadcast (NumPy's error), when a[indices] is empty or b has more dimensions."""
     shape = arrays[0].shape
-    if any(x.shape != shape for x in arrays[1:]):
-        try:
-            shape = np.broadcast(*arrays).shape
-        except ValueError:
-            return None
+    for x in arrays:
+        if x.shape != shape:
+            try:
+                shape = np.broadcast(*arrays).shape
+            except ValueError:
+                return None
+            break
     if 0 in shape or b.ndim > len(shape):
         return None
     if b.dtype != a.dtype:
