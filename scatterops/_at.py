@@ -21,6 +21,13 @@ dimensions go -- and turned into one in-place call on a view of ``a``:
 ``b`` is broadcast to the shape of ``a[indices]`` as NumPy broadcasts it, then
 its axes are permuted into the order of the call's update index space.
 
+Small calls are mostly planning, so the commonest forms (_simple_call: an int
+array or list, ``:``s around one array, an array on every axis, ints and ``:``s,
+a boolean mask of a's shape) are recognised with a few type checks and go
+straight to the same call the general reading (_read_index, _Index) would make;
+everything else takes the general reading.  The error modes are read once per
+errstate, and the flat view's layout once per shape and strides.
+
 Whatever is not certain to be bit-identical runs NumPy's own ``ufunc.at``: other
 ufuncs, dtypes without a C loop, a loop dtype other than ``a``'s (the ufunc would
 compute in the wider type and cast back), subclasses that override ufuncs, index
@@ -51,6 +58,7 @@ _MODULAR = frozenset(("add", "sub", "mul"))
 _C_LOOP_CHARS = frozenset("?bBhHiIlLqQefdFD")
 # ufunc.at converts b with numpy.asarray; these are taken as it takes them
 _PLAIN_B = (int, float, complex, bool, list, tuple, np.ndarray)
+_SCALAR_B = frozenset((int, float, complex, bool, np.ndarray))   # the commonest, by type
 _NO_INDEX = np.empty(0, dtype=np.intp)   # scatter_nd with k = 0: the whole array
 # a 1-d a and one index array with fewer values than this: NumPy's own ufunc.at (its
 # loop for that form is as fast as the C core's, with less to set up)
@@ -170,17 +178,20 @@ def _plan(ufunc, a, indices, b):
         reduction = _REDUCTION.get(ufunc)
     except TypeError:          # an unhashable "ufunc": NumPy says what is wrong
         return None
-    if reduction is None or b is None or not _plain_array(a):
+    if reduction is None or b is None or not (type(a) is np.ndarray or _plain_array(a)):
         return None
-    if not isinstance(b, _PLAIN_B) and not isinstance(b, np.generic):
-        return None
-    if isinstance(b, np.ndarray) and type(b) is not np.ndarray:
-        return None
+    if type(b) not in _SCALAR_B:
+        if not isinstance(b, _PLAIN_B) and not isinstance(b, np.generic):
+            return None
+        if isinstance(b, np.ndarray) and type(b) is not np.ndarray:
+            return None
     dt = a.dtype
     if a.ndim == 1 and type(indices) is np.ndarray and indices.size < _SMALL_1D:
         return None        # NumPy's own 1-d loop: as fast, and less to set up
-    if not (dt.isnative and dt.char in _C_LOOP_CHARS and a.ndim >= 1
-            and a.flags.aligned and _elements_apart(a)):
+    if not (dt.isnative and dt.char in _C_LOOP_CHARS and a.ndim >= 1):
+        return None
+    flags = a.flags
+    if not (flags.aligned and (flags.c_contiguous or flags.f_contiguous or _elements_apart(a))):
         return None
     try:
         b_arr = np.asarray(b)
@@ -195,6 +206,9 @@ def _plan(ufunc, a, indices, b):
     if dt.kind in "fc" and _fp_errors_act():
         return None
     a_view = a if type(a) is np.ndarray else a.view(np.ndarray)
+    call = _simple_call(a_view, indices, b_arr, reduction)
+    if call is not _NOT_SIMPLE:
+        return call
     try:
         index = _read_index(a_view, indices)
     except (IndexError, ValueError, TypeError, OverflowError):
@@ -210,6 +224,114 @@ def _plan(ufunc, a, indices, b):
     except ValueError:                 # b does not broadcast: NumPy's error
         return None
     return index.call(updates, reduction)
+
+
+_NOT_SIMPLE = object()
+
+
+def _simple_call(a, indices, b, reduction):
+    """The call for the commonest forms, read with a few cheap checks: the same call
+    _read_index and _Index.call make of them.  The forms: an int, a list or an integer
+    array of one or more dimensions, or a tuple of no more items than a has axes, each a
+    full slice ``:`` or an int (basic: the call on the view), or each ``:`` but one integer
+    array (the call along that axis), or each an integer array (the call on every axis);
+    or a boolean mask of a's shape (its nonzero() arrays, one on every axis).
+    In each, the update space is a[indices]'s shape in its own order, so b needs no
+    arranging.  None for NumPy's ufunc.at, _NOT_SIMPLE for the general reading."""
+    items = indices if type(indices) is tuple else (indices,)
+    if not items or len(items) > a.ndim:
+        return _NOT_SIMPLE
+    arrays, axes, ints = [], [], False
+    for axis, x in enumerate(items):
+        kind = type(x)
+        if kind is slice:
+            if x.start is None and x.stop is None and x.step is None:
+                continue
+            return _NOT_SIMPLE
+        if kind is int:
+            n = a.shape[axis]
+            if not -n <= x < n:
+                return None          # out of range: NumPy's IndexError
+            ints = True
+            continue
+        if kind is list:
+            x = _list_array(x)
+        elif kind is not np.ndarray:
+            return _NOT_SIMPLE
+        if x is None or x.ndim == 0:
+            return _NOT_SIMPLE
+        kind = x.dtype.kind
+        if kind == "b" and len(items) == 1 and x.shape == a.shape:
+            arrays.extend(x.nonzero())       # a mask of a: an index array on every axis
+            axes.extend(range(a.ndim))
+            continue
+        if kind not in "iu":
+            return _NOT_SIMPLE
+        arrays.append(x)
+        axes.append(axis)
+    if ints:
+        if arrays:
+            return _NOT_SIMPLE       # ints among arrays broadcast with them
+        return _basic_call(a[items + (Ellipsis,)], b, reduction, a.dtype)
+    if len(arrays) == 1:
+        return _one_array_call(a, arrays[0], axes[0], b, reduction)
+    if len(arrays) == a.ndim:
+        return _every_axis_call(a, arrays, b, reduction)
+    return _NOT_SIMPLE
+
+
+def _basic_call(view, b, reduction, dtype):
+    """scatter_nd with k = 0 on view, a basic view of a; None when empty or b has more
+    dimensions than view."""
+    if view.size == 0 or b.ndim > view.ndim:
+        return None
+    if b.dtype != dtype:
+        b = b.astype(dtype)
+    if view.ndim == 0:
+        view, b = view.reshape(1), b.reshape(1)
+    return scatter_nd, (view, _NO_INDEX, b), {"reduction": reduction, "out": view}
+
+
+def _one_array_call(a, x, axis, b, reduction):
+    """scatter_update (scatter_elements for two 1-d arrays) of x along axis of a; None
+    when a[indices] is empty or b has more dimensions."""
+    shape = a.shape
+    if x.size == 0 or 0 in shape[:axis] or 0 in shape[axis + 1:] or b.ndim > x.ndim + a.ndim - 1:
+        return None
+    if b.dtype != a.dtype:
+        b = b.astype(a.dtype)
+    if a.ndim == 1 and x.ndim == 1:
+        return scatter_elements, (a, x, b), {"reduction": reduction, "out": a}
+    return scatter_update, (a, x, b), {"reduction": reduction, "axis": axis, "out": a}
+
+
+def _every_axis_call(a, arrays, b, reduction):
+    """_core.at_apply with an index array on every axis of a; None when they do not
+    broadcast (NumPy's error), when a[indices] is empty or b has more dimensions."""
+    shape = arrays[0].shape
+    for x in arrays:
+        if x.shape != shape:
+            try:
+                shape = np.broadcast(*arrays).shape
+            except ValueError:
+                return None
+            break
+    if 0 in shape or b.ndim > len(shape):
+        return None
+    if b.dtype != a.dtype:
+        b = b.astype(a.dtype)
+    flat = _flat_call(a, arrays, shape, b, reduction)
+    if flat is None:
+        return _NOT_SIMPLE
+    return _core.at_apply, flat, {}
+
+
+def _list_array(x):
+    """The list x made an array as NumPy makes it, or None where that fails."""
+    try:
+        return np.asarray(x)
+    except (IndexError, ValueError, TypeError, OverflowError):
+        return None      # _read_index meets the same error, and hands the call to NumPy
 
 
 def _plain_array(a):
@@ -231,8 +353,25 @@ def _elements_apart(a):
 
 def _fp_errors_act():
     """A floating-point error mode other than ignore or warn (the C core raises nothing)."""
-    err = np.geterr()
-    return any(err[k] not in ("ignore", "warn") for k in ("over", "invalid", "divide"))
+    state = _errstate_var.get() if _errstate_var is not None else None
+    acts = _fp_acts_seen.get(state) if state is not None else None
+    if acts is None:
+        err = np.geterr()
+        acts = any(err[k] not in ("ignore", "warn") for k in ("over", "invalid", "divide"))
+        if state is not None:
+            if len(_fp_acts_seen) >= 16:
+                _fp_acts_seen.clear()
+            _fp_acts_seen[state] = acts   # the state object is kept, so its id stays its own
+    return acts
+
+
+# NumPy 2 keeps the error modes in a context variable holding an immutable object that
+# np.seterr and np.errstate replace: what np.geterr says of one is known once read
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar as _errstate_var
+except ImportError:          # NumPy 1.x: np.geterr on every call
+    _errstate_var = None
+_fp_acts_seen = {}
 
 
 class _Index:
@@ -298,7 +437,7 @@ class _Index:
                 return scatter_elements, (view, arrays[0], updates), dict(kw, out=view)
             return scatter_update, (view, arrays[0], updates), dict(kw, axis=axes[0], out=view)
         if len(arrays) == view.ndim:
-            flat = _flat_call(view, arrays, axes, self.bshape, updates, reduction)
+            flat = _flat_call(view, arrays, self.bshape, updates, reduction)
             if flat is not None:
                 return _core.at_apply, flat, {}
         moved = view.transpose(list(axes) + [j for j in range(view.ndim) if j not in axes])
@@ -307,23 +446,70 @@ class _Index:
         return scatter_nd, (moved, tuples, updates), dict(kw, out=moved)
 
 
-def _flat_call(view, arrays, axes, shape, updates, reduction):
-    """The arguments of ``_core.at_apply`` for an index array on every axis of view:
-    a writeable 1-d view over view's elements from its lowest (memory), the size and
-    the step in elements of the axis each array addresses; None if a stride is not a
-    multiple of the item size."""
-    item = view.itemsize
-    strides = [view.strides[j] for j in axes]
-    if any(s % item for s in strides):
+def _flat_call(view, arrays, shape, updates, reduction):
+    """The arguments of ``_core.at_apply`` for an index array on every axis of view (in
+    order): a writeable 1-d view over view's elements from its lowest (memory), the size
+    and the step in elements of each axis; None if a stride is not a multiple of the
+    item size."""
+    key = (view.shape, view.strides, view.itemsize)
+    layout = _flat_layouts.get(key)
+    if layout is None:
+        layout = _flat_layout(*key)
+        if len(_flat_layouts) >= 64:
+            _flat_layouts.clear()
+        _flat_layouts[key] = layout
+    if layout is _NO_LAYOUT:
         return None
-    sizes = tuple(view.shape[j] for j in axes)
-    steps = tuple(s // item for s in strides)
-    # reverse the axes with a negative stride, so that the view starts at its lowest element
-    lowest = view[tuple(slice(None, None, -1) if view.strides[j] < 0 else slice(None)
-                        for j in range(view.ndim))]
-    span = 1 + sum((n - 1) * abs(step) for n, step in zip(sizes, steps))
-    memory = as_strided(lowest, shape=(span,), strides=(item,))
+    sizes, steps, span, reach = layout
+    if reach == "C":
+        memory = view.reshape(span)           # starts at its lowest element: no copy
+    elif reach == "F":
+        memory = view.T.reshape(span)
+    else:
+        memory = as_strided(view[reach], shape=(span,), strides=(view.itemsize,))
     return memory, tuple(arrays), sizes, steps, shape, updates, reduction
+
+
+_NO_LAYOUT = object()
+_flat_layouts = {}      # (shape, strides, itemsize) -> _flat_layout's answer
+
+
+def _flat_layout(shape, strides, item):
+    """For a view of this shape, strides and item size: the sizes and the steps in
+    elements of its axes, the span in elements from its lowest element to its highest,
+    and how to reach its memory: "C" or "F" (contiguous: a reshape), else the index
+    that reverses the axes with a negative stride, so that the view starts at its
+    lowest element; _NO_LAYOUT if a stride is not a multiple of the item size."""
+    steps, span = [], 1
+    for n, stride in zip(shape, strides):
+        step, rest = divmod(stride, item)
+        if rest:
+            return _NO_LAYOUT
+        steps.append(step)
+        span += (n - 1) * abs(step)
+    if 0 in shape:
+        reach = None
+    elif _contiguous(shape, strides, item):
+        reach = "C"
+    elif _contiguous(shape[::-1], strides[::-1], item):
+        reach = "F"
+    else:
+        reach = None
+    if reach is None:
+        reach = tuple(slice(None, None, -1) if s < 0 else slice(None) for s in strides)
+    return tuple(shape), tuple(steps), span, reach
+
+
+def _contiguous(shape, strides, item):
+    """The elements are in C order one after the other (NumPy's rule: a stride of an
+    axis of size 1 does not count)."""
+    expected = item
+    for n, stride in zip(shape[::-1], strides[::-1]):
+        if n != 1:
+            if stride != expected:
+                return False
+            expected *= n
+    return True
 
 
 def _read_index(a, indices):

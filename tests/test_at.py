@@ -339,3 +339,164 @@ def test_floating_point_errors_follow_errstate_raise():
             np.add.at(a.copy(), [0], 1e308)
         with pytest.raises(FloatingPointError):
             scatterops.at(np.add, a.copy(), [0], 1e308)
+
+
+# ---- the quick reading of the commonest forms ---------------------------------------------
+
+def _outcome(fn):
+    """(a's bytes, None) after fn(a), or (None, (exception class, message))."""
+    try:
+        a = fn()
+    except Exception as exc:      # compared by class and message
+        return None, (type(exc), str(exc))
+    return a.tobytes(), None
+
+
+QUICK_FORMS = [
+    # (shape, dtype, index, b, the quick reading makes the call (True) or hands it to NumPy)
+    ((6,), "f8", lambda: [1, 1, -6], 1.5, True),
+    ((6,), "f8", lambda: [1, 6], 1.5, True),                        # out of range: NumPy's error
+    ((6,), "f8", lambda: [[0, 1], [2]], 1.5, False),                # ragged: the general reading
+    ((6,), "f8", lambda: [0.5], 1.5, False),                        # not integers: the same
+    ((6,), "f8", lambda: [], 1.5, False),
+    ((6,), "f8", lambda: [True, False, True, True, False, True], 1.5, True),   # a mask, as a list
+    ((4, 5), "f8", lambda: np.array([[3, 0], [3, -4]]), 1.5, True),
+    ((4, 5), "f8", lambda: np.array([1, 1]), np.ones((2, 4)), True),     # b does not broadcast
+    ((4, 5), "f8", lambda: np.array([], np.int64), 1.5, True),
+    ((4, 0), "f8", lambda: np.array([1, 2]), 1.5, True),               # a[indices] is empty
+    ((0, 3), "f8", lambda: [0], 1.5, True),                            # out of range on an empty axis
+    ((4, 3), "f8", lambda: np.array([2 ** 64 - 1, 0], np.uint64), 1.5, True),  # wraps to -1
+    ((3, 4, 2), "i1", lambda: np.array([2, 0, 2], np.int32), lambda s: np.arange(24).reshape(s), True),
+    ((3, 4), "u1", lambda: [0, 0, 2], 300, True),                      # an int64 loop, wrap-around
+    ((3, 4), "f4", lambda: [0, 0, 2], 0.1, True),                      # a float64 loop: NumPy
+    ((3, 4, 5), "f8", lambda: (slice(None), [0, 3, 3]), lambda s: np.arange(45.0).reshape(3, 3, 5), True),
+    ((3, 4, 5), "f8", lambda: (slice(None), slice(None), np.array([4, -5, 4])), lambda s: np.arange(36.0).reshape(3, 4, 3), True),
+    ((3, 4), "f8", lambda: (np.array([2, 2]), slice(None)), lambda s: np.arange(8.0).reshape(2, 4), True),
+    ((3, 4), "f8", lambda: (slice(None), np.array([4])), 1.5, True),
+    ((5, 5, 5), "f8", lambda: (slice(None), np.array([4, 0, 4])), lambda s: np.arange(75.0).reshape(5, 3, 5), True),
+    ((4, 0), "f8", lambda: [7], 1.5, True),                           # out of range, a[indices] empty
+    ((0, 4), "f8", lambda: (slice(None), [1]), 1.5, True),
+    ((3, 4), "f8", lambda: (slice(1, None), [0]), 1.5, False),         # a partial slice: general
+    ((6,), "f8", lambda: 3, 1.5, True),
+    ((6,), "f8", lambda: -6, 1.5, True),
+    ((6,), "f8", lambda: 6, 1.5, True),
+    ((6,), "f8", lambda: True, 1.5, False),
+    ((6,), "f8", lambda: np.int64(2), 1.5, False),
+    ((3, 4), "f8", lambda: (1, -1), 1.5, True),
+    ((3, 4), "f8", lambda: (1, slice(None)), lambda s: np.arange(4.0), True),
+    ((3, 4), "f8", lambda: (slice(None), -5), 1.5, True),
+    ((3, 4), "f8", lambda: (slice(None), 2), np.ones(4), True),        # b does not broadcast
+    ((3, 0), "f8", lambda: (1,), 1.5, True),
+    ((3, 4), "f8", lambda: (0, 0, 0), 1.5, False),
+    ((3, 4), "f8", lambda: (1, [0, 2]), 1.5, False),                   # an int among arrays
+    ((3, 4), "f8", lambda: (np.array(1), [0, 2]), 1.5, False),         # a 0-d array
+    ((4, 5), "f8", lambda: (np.array([0, 3, 3]), [4, -1, 4]), lambda s: np.arange(3.0), True),
+    ((4, 5, 3), "f8", lambda: (np.array([[0], [3]]), np.array([4, 4, 1]), [2]), 1.5, True),
+    ((4, 5), "f8", lambda: (np.array([0, 1]), np.array([0, 1, 2])), 1.5, True),   # no broadcast
+    ((4, 5), "f8", lambda: (np.array([0, 4]), np.array([0, 1])), 1.5, True),
+    ((4, 5), "f8", lambda: (np.array([0, 1]), np.array([0, -6])), 1.5, True),
+    ((4, 5), "f8", lambda: (np.array([], int), np.array([], int)), 1.5, True),
+    ((4, 5), "f8", lambda: (np.array([3, 3]), np.array([0, -1])), np.float32(2.5), True),   # b cast
+    ((4, 5), "i2", lambda: (np.array([3, 3]), np.array([0, -1])), 40000, True),             # wraps
+    ((4, 5), "f8", lambda: ([0, 1], [0, 1]), np.ones(3), True),        # b does not broadcast
+    ((3, 4), "f8", lambda: np.arange(12).reshape(3, 4) % 5 == 0, lambda s: np.arange(3.0), True),
+    ((3, 4), "f8", lambda: np.zeros((3, 4), bool), 1.5, True),
+    ((3, 4), "f8", lambda: np.ones((3, 5), bool), 1.5, False),        # the wrong shape: general
+    ((3, 4), "f8", lambda: np.array([True, False, True]), 1.5, False),   # a mask of the first axis
+    ((3, 4), "f8", lambda: [[True, False, True, True]] * 3, 1.5, True),
+    ((2000,), "f8", lambda: np.arange(2000) % 3 == 0, 1.5, True),
+    ((2000,), "c8", lambda: np.arange(3000) % 1999, 1.5 - 1j, True),
+]
+
+
+def _quick_a(shape, dtype):
+    return (np.arange(np.prod(shape)) % 7).astype(dtype).reshape(shape)
+
+
+@pytest.mark.parametrize("shape,dtype,index,b,quick", QUICK_FORMS, ids=[f"{f[0]}-{f[2]()!r:.50}" for f in QUICK_FORMS])
+def test_quick_reading_agrees_with_numpy_and_the_general_reading(monkeypatch, shape, dtype, index, b, quick):
+    """The same bytes in a, or the same exception with the same message, from NumPy's
+    ufunc.at, from the quick reading of the commonest forms and from the general reading;
+    where the quick reading has the form, the general reading is not asked."""
+    bval = b(shape) if callable(b) else b
+
+    def run(fn):
+        def go():
+            a = _quick_a(shape, dtype)
+            fn(a, index(), bval)
+            return a
+        return _outcome(go)
+
+    theirs = run(np.add.at)
+    with monkeypatch.context() as m:
+        if quick:
+            m.setattr(_at, "_read_index", lambda *args: pytest.fail("the general reading was asked"))
+        quick_result = run(lambda *args: scatterops.at(np.add, *args))
+        quick_call = _at._plan(np.add, _quick_a(shape, dtype), index(), bval)
+    with monkeypatch.context() as m:
+        m.setattr(_at, "_simple_call", lambda *args: _at._NOT_SIMPLE)
+        general_result = run(lambda *args: scatterops.at(np.add, *args))
+        general_call = _at._plan(np.add, _quick_a(shape, dtype), index(), bval)
+    assert quick_result == theirs
+    assert general_result == theirs
+    # and the same call (or none: NumPy's ufunc.at), not one that fails over to NumPy
+    _assert_same_call(quick_call, general_call)
+
+
+def _assert_same_call(mine, expected, where="the call"):
+    """The same function, and arguments alike: arrays of one dtype, shape and strides
+    over the same memory (a's views made afresh: the values are not compared)."""
+    if isinstance(expected, np.ndarray):
+        assert isinstance(mine, np.ndarray), where
+        assert (mine.dtype, mine.shape, mine.strides) == (expected.dtype, expected.shape, expected.strides), where
+        if mine.base is None and expected.base is None:   # made by the reading: compare values
+            assert mine.tobytes() == expected.tobytes(), where
+    elif isinstance(expected, (tuple, list)):
+        assert type(mine) is type(expected) and len(mine) == len(expected), where
+        for i, (x, y) in enumerate(zip(mine, expected)):
+            _assert_same_call(x, y, f"{where}[{i}]")
+    elif isinstance(expected, dict):
+        assert mine.keys() == expected.keys(), where
+        for k in expected:
+            _assert_same_call(mine[k], expected[k], f"{where}[{k!r}]")
+    else:
+        assert mine == expected, where
+
+
+@pytest.mark.parametrize("make", [
+    lambda: np.zeros((4, 6)), lambda: np.zeros((6, 4)).T, lambda: np.zeros((4, 6))[::-1],
+    lambda: np.zeros((4, 12))[:, ::-2], lambda: np.zeros((4, 1, 6))[:, ::-1, :],
+    lambda: np.zeros((6, 1, 4)).T,
+], ids=["C", "F", "rows reversed", "strided", "size-1 axis reversed", "F, size-1 axis"])
+def test_every_axis_on_layouts_of_one_shape(make):
+    # the flat view of a is worked out once per shape and strides: each layout its own
+    # (a made afresh, as a.copy() would be C-ordered)
+    rng = np.random.default_rng(6)
+    mine, theirs = make(), make()
+    idx = tuple(rng.integers(-n, n, 9) for n in mine.shape)
+    for _ in range(2):
+        b = rng.random(9)
+        np.add.at(theirs, idx, b)
+        scatterops.at(np.add, mine, idx, b)
+        np.maximum.at(theirs, idx, 0.5)
+        scatterops.at(np.maximum, mine, idx, 0.5)
+        S.assert_identical(mine, theirs, where="a")
+
+
+def test_floating_point_modes_read_again_when_they_change(monkeypatch):
+    # the verdict on the error modes is kept per errstate: one that raises after calls that
+    # ran in C still raises, and the C path comes back when it ends
+    a = np.array([1e308, 0.0, 0.0])
+    calls = []
+    monkeypatch.setattr(_at, "_numpy_at", lambda u, *args: calls.append(args) or u.at(*args))
+    for _ in range(3):
+        scatterops.at(np.add, a.copy(), [1, 1], 1.0)
+        with np.errstate(over="raise"):
+            with pytest.raises(FloatingPointError):
+                scatterops.at(np.add, a.copy(), [0, 0], 1e308)
+        old = np.seterr(invalid="call")
+        try:
+            scatterops.at(np.add, a.copy(), [1], 1.0)
+        finally:
+            np.seterr(**old)
+    assert len(calls) == 6       # the errstate and the seterr calls: NumPy's; the others: C
