@@ -19,7 +19,7 @@ def main() -> None:
     ap.add_argument("sizes", nargs="*", type=int, default=[100, 1000, 30000, 1000000])
     ap.add_argument("--updates", type=int, default=1000000)
     ap.add_argument("--repeat", type=int, default=21)
-    ap.add_argument("--model", choices=["scatter", "runs"], default="scatter")
+    ap.add_argument("--model", choices=["scatter", "runs", "rows"], default="scatter")
     ap.add_argument("--sorted", action="store_true", help="runs model: sorted indices")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
