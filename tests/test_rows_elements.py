@@ -72,8 +72,8 @@ def test_expanded_index_equals_the_reference(dtype, idx_dtype, red, row_shape, s
     assert _core.rows_direct_calls() - before == int(column == "contiguous" or n == 1)
 
 
-@pytest.mark.parametrize("case", ["not expanded", "narrower index", "axis 1", "updates elements apart",
-                                  "expanded on dim 2 only"])
+@pytest.mark.parametrize("case", ["not expanded", "column-major index", "narrower index", "axis 1",
+                                  "updates elements apart", "expanded on dim 2 only"])
 def test_other_shapes_take_the_general_way(one_thread, case):
     rng = np.random.default_rng(7)
     n, size, f = 30, 6, 4
@@ -83,6 +83,8 @@ def test_other_shapes_take_the_general_way(one_thread, case):
     axis = 0
     if case == "not expanded":              # each element its own row
         idx = rng.integers(0, size, (n, f))
+    elif case == "column-major index":      # its first column contiguous, the others differ
+        idx = np.asfortranarray(rng.integers(0, size, (n, f)))
     elif case == "narrower index":          # the index covers 3 of the 4 columns
         idx, u = _expanded(col, (3,)), u[:, :3]
     elif case == "axis 1":
@@ -133,7 +135,7 @@ def test_bad_index_raises_as_the_general_way_and_writes_nothing(one_thread, idx_
 @pytest.mark.parametrize("kind", ["update", "elements", "elements materialised"])
 def test_rows_into_an_out_beyond_l2(one_thread, f, kind):
     """rows of 128 bytes or more into an out of more than 2 MiB: the loop that prefetches the row
-    ahead (f = 16 float32, 64-byte rows: the local copies), negative indices, duplicates"""
+    ahead (f = 16 float32, 64-byte rows, the same loop without), negative indices, duplicates"""
     rng = np.random.default_rng(f)
     size, n = (3 << 20) // (4 * f), 20_000
     col = rng.integers(-size, size, n).astype(np.int32)
