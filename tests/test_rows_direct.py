@@ -192,10 +192,11 @@ def test_unaligned_items_under_none_take_the_general_way(one_thread):
 
 
 @pytest.mark.parametrize("f,dtype,kept", [(2, "float32", True), (16, "float32", True),
-                                          (8, "float64", True), (32, "float32", False),
-                                          (4, "complex128", True), (5, "complex128", False)])
-def test_two_threads_keep_rows_of_a_cache_line(f, dtype, kept):
-    """on two threads (the cost model on), rows of up to 64 bytes keep the one-thread form; with
+                                          (8, "float64", True), (32, "float32", True),
+                                          (33, "float32", False), (64, "float32", False),
+                                          (8, "complex128", True), (9, "complex128", False)])
+def test_two_threads_keep_rows_of_two_cache_lines(f, dtype, kept):
+    """on two threads (the cost model on), rows of up to 128 bytes keep the one-thread form; with
     the cost model off (the suite's default) every call of 2^14 updates or more takes the split"""
     n, size = (1 << 15) // f, 1000
     rng = np.random.default_rng(f)
