@@ -7,11 +7,14 @@
  * item size.  Rows are applied in C order, the elements of a row in order: the
  * bits of the plain walk (ufunc.at's).
  *
- * The loop over a row is inline, never a call: f = 1, 2, 4 and 8 are compile-time
- * constants (the compiler unrolls, and vectorises a row of 4 or 8), any other
- * f a counted loop (which the compiler vectorises).  As in indexed.c, the
- * caller has checked every index value, and each is still wrapped and clamped
- * into [0, size) as it is read (ops.h's SO_IX_CLAMP).
+ * The loop over a row is inline, never a call: f = 1, 2, 4 and 8 are
+ * compile-time constants (the compiler unrolls, and vectorises a row of 4 or
+ * 8), any other f a counted loop (which the compiler vectorises).  Rows of at
+ * least SO_ROWS_AHEAD_ROW bytes into an out larger than a core's L2 have the
+ * destination row of index i + SO_ROWS_AHEAD prefetched: random rows there
+ * miss every cache.  As in indexed.c, the caller has checked every index
+ * value, and each is still wrapped and clamped into [0, size) as it is read
+ * (ops.h's SO_IX_CLAMP).
  */
 #include "kernels/ops.h"
 
@@ -37,7 +40,10 @@ ASSIGN_OP(b128, so_b128)
 
 /* the same through local copies of the row and the update, which the compiler
  * knows apart and vectorises as a whole (F = 4 and 8: 1e6 float32 rows of 4,
- * 3.1 ms as ROW_LOOP, 2.3 ms so; rows of 2 took twice as long so) */
+ * 3.1 ms as ROW_LOOP, 2.3 ms so; rows of 2 took twice as long so; rows of 16
+ * float32 so, 2.6 ms for 2.5e5 rows into (1e5, 16), against 2.2 ms in the
+ * counted loop -- though in benchmarks/cmodel/rows_model.c, where F = 16 is a
+ * constant of the plain loop too, 5.2 ns a row against 16) */
 #define ROW_LOOP_COPIED(NAME, OP, T, S, F)                                            \
     for (i = 0; i < n; i++) {                                                         \
         char *r = o + SO_IX_CLAMP_##S(ix[i], size) * ros;                             \
@@ -50,20 +56,62 @@ ASSIGN_OP(b128, so_b128)
     }                                                                                 \
     return;
 
+/* Prefetching the row SO_ROWS_AHEAD rows ahead, every cache line of it, for
+ * writing (benchmarks/cmodel/rows_model.c, float32 into (1e5, F), ns a row:
+ * F = 32 11.4 -> 8.6, F = 64 28.9 -> 26.4; F = 8, 32-byte rows, gained
+ * nothing), where the out is larger than SO_ROWS_AHEAD_OUT bytes (a core's
+ * L2; in cache the prefetch is only work) and rows at least SO_ROWS_AHEAD_ROW. */
+#define SO_ROWS_AHEAD 8
+#define SO_ROWS_AHEAD_OUT ((npy_intp)2 << 20)
+#define SO_ROWS_AHEAD_ROW 128
+
+/* ROW_LOOP, prefetching the row SO_ROWS_AHEAD rows ahead below row lim (0: no
+ * prefetch; not a loop-invariant test, which the compiler would split into two loops) */
+#define ROW_LOOP_AHEAD(NAME, OP, T, S, F, lim)                                        \
+    for (i = 0; i < n; i++) {                                                         \
+        T *r = (T *)(void *)(o + SO_IX_CLAMP_##S(ix[i], size) * ros);                 \
+        const T *s = (const T *)(const void *)(u + i * us);                           \
+        npy_intp k;                                                                   \
+        if (i < (lim)) {                                                              \
+            const char *p = o + SO_IX_CLAMP_##S(ix[i + SO_ROWS_AHEAD], size) * ros;   \
+            for (k = 0; k < (F) * (npy_intp)sizeof(T); k += 64) __builtin_prefetch(p + k, 1); \
+        }                                                                             \
+        for (k = 0; k < (F); k++) r[k] = NAME##_##OP(r[k], s[k]);                     \
+    }                                                                                 \
+    return;
+
+/* ROW_LOOP_COPIED for one F as a function of its own, never inlined: inline
+ * beside more loops (a copied row of 16 tried), the compiler kept the local
+ * copies on the stack (rows of 8 float32: 2.4 -> 3.0 ms for 5e5 rows into
+ * (1e5, 8)) */
+#define ROWS_COPIED(NAME, T, OP, IN, IT, S, F)                                        \
+__attribute__((noinline)) static void                                                 \
+NAME##_##OP##_rows##F##_by_##IN(char *restrict o, npy_intp ros, npy_intp size,        \
+                                const IT *restrict ix, const char *restrict u,        \
+                                npy_intp us, npy_intp n)                              \
+{                                                                                     \
+    npy_intp i;                                                                       \
+    ROW_LOOP_COPIED(NAME, OP, T, S, F)                                                \
+}
+
 #define ROWS(NAME, T, OP, IN, IT, S)                                                  \
+ROWS_COPIED(NAME, T, OP, IN, IT, S, 4)                                                \
+ROWS_COPIED(NAME, T, OP, IN, IT, S, 8)                                                \
 static void                                                                           \
 NAME##_##OP##_rows_by_##IN(char *restrict o, npy_intp ros, npy_intp size,             \
                            const char *idx, const char *restrict u, npy_intp us,      \
                            npy_intp n, npy_intp f)                                    \
 {                                                                                     \
     const IT *restrict ix = (const IT *)(const void *)idx;                            \
+    const npy_intp lim = size * ros > SO_ROWS_AHEAD_OUT &&                            \
+                         f * (npy_intp)sizeof(T) >= SO_ROWS_AHEAD_ROW ? n - SO_ROWS_AHEAD : 0; \
     npy_intp i;                                                                       \
     switch (f) {                                                                      \
         case 1: ROW_LOOP(NAME, OP, T, S, 1)                                           \
         case 2: ROW_LOOP(NAME, OP, T, S, 2)                                           \
-        case 4: ROW_LOOP_COPIED(NAME, OP, T, S, 4)                                    \
-        case 8: ROW_LOOP_COPIED(NAME, OP, T, S, 8)                                    \
-        default: ROW_LOOP(NAME, OP, T, S, f)                                          \
+        case 4: NAME##_##OP##_rows4_by_##IN(o, ros, size, ix, u, us, n); return;      \
+        case 8: NAME##_##OP##_rows8_by_##IN(o, ros, size, ix, u, us, n); return;      \
+        default: ROW_LOOP_AHEAD(NAME, OP, T, S, f, lim)                               \
     }                                                                                 \
 }
 

@@ -2,8 +2,9 @@
  * py/rows.c: when a call on rows takes the direct form (py/direct.c runs it):
  * a reduction or "none" of rows of contiguous elements along axis 0 -- data
  * (N, ...) into rows of f elements, updates (n, ...) with contiguous rows,
- * indices 1-D and contiguous (scatter_nd's (n, 1)) of any integer dtype -- with
- * its loop by dtype, reduction and index dtype from kernels/rows.c, which
+ * indices 1-D and contiguous (scatter_nd's (n, 1), or scatter_elements' index
+ * expanded along the rows: its column idx[:, 0, ...]) of any integer dtype --
+ * with its loop by dtype, reduction and index dtype from kernels/rows.c, which
  * reads the indices as given and makes no call per row.
  */
 #include "py/py.h"
@@ -38,28 +39,73 @@ words_aligned(npy_intp isz, PyArrayObject *a)
     return (bits & (align - 1)) == 0;
 }
 
+/* scatter_elements along axis 0 with its index expanded along the rows: every
+ * dim after the first of data's size and of size 1 or stride 0 (np.broadcast_to
+ * of a row index, or a materialised one as py/fold.c leaves it), so that update
+ * row i goes whole to row idx[i, 0, ...] -- the elements of the row in C order,
+ * as ufunc.at applies them. */
+static int
+expanded_rows(const so_args *a)
+{
+    PyArrayObject *idx = a->idx;
+    int d;
+    if (a->kind != SO_ELEMENTS || PyArray_NDIM(idx) != PyArray_NDIM(a->data)) return 0;
+    for (d = 1; d < PyArray_NDIM(idx); d++) {
+        if (PyArray_DIM(idx, d) != PyArray_DIM(a->data, d) ||
+                (PyArray_DIM(idx, d) != 1 && PyArray_STRIDE(idx, d) != 0)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Whether the n values of the column of an expanded index are all inside
+ * [-size, size).  direct.c's check reports a bad value at its position in the
+ * run, which here is row pos of the index, element (pos, 0, ...) of the index
+ * the user gave: a column with one leaves the call to the general way, which
+ * raises for that element, and writes nothing. */
+static int
+column_inside(const so_args *a, int itype, npy_intp n)
+{
+    const char *v = PyArray_BYTES(a->idx);
+    npy_intp size = PyArray_DIM(a->data, 0), pos;
+    if (n >= SO_GIL_RELEASE_MIN) {
+        Py_BEGIN_ALLOW_THREADS
+        pos = so_first_bad_run(v, itype, n, size, NULL);
+        Py_END_ALLOW_THREADS
+    }
+    else {
+        pos = so_first_bad_run(v, itype, n, size, NULL);
+    }
+    return pos < 0;
+}
+
 /* On several threads, a call on rows of at most this many bytes keeps the
  * one-thread form rather than the split by index value, whose threads each
  * read every index: (1e5, F) float32 out of place, 4e6 / F rows, on two
  * threads: F = 2 13.9 ms split, 4.3 ms here; F = 8 4.0 / 2.6 ms; F = 16
- * 2.7 / 2.3 ms; F = 32 alike (2.8 ms); F = 64 the split as fast or faster.
- * In place into (1e7, 8), 1e6 rows: 36 ms split, 23 ms here. */
-#define SO_ROWS_ONE_THREAD_BYTES 64
+ * 2.7 / 2.3 ms; F = 32, since the row loop prefetches, 2.6-2.7 / 2.3-2.5 ms
+ * (medians of 15, here faster in 23 of 30 pairs); F = 64 3.3-3.5 / 3.6-4.0 ms
+ * (the split faster in 23 of 30), and 1e6 rows of 64 (graph messages) 37-38 /
+ * 41-42 ms.  In place into (1e7, 8), 1e6 rows: 36 ms split, 23 ms here. */
+#define SO_ROWS_ONE_THREAD_BYTES 128
 
 int
 so_direct_rows(const so_args *a, int nthreads, so_direct_form *form)
 {
     PyArrayObject *idx = a->idx, *upd = a->upd, *data = a->data, *out = a->out;
     PyArray_Descr *d = PyArray_DESCR(data);
-    int q = PyArray_NDIM(idx), nd = PyArray_NDIM(data);
+    int q = PyArray_NDIM(idx), nd = PyArray_NDIM(data), expanded;
     npy_intp n, f, isz = PyArray_ITEMSIZE(data);
 
     if (!a->typed || !a->include_self || a->mean || a->nupd == 0 || nd < 2 || a->axis != 0 ||
             PyArray_NDIM(upd) != nd || a->kn.needs_gil) {
         return 0;
     }
-    /* scatter_update: indices (n,); scatter_nd: indices (n, 1) */
-    if (!(a->kind == SO_UPDATE && q == 1) &&
+    /* scatter_update: indices (n,); scatter_nd: indices (n, 1); scatter_elements:
+     * an expanded index (n, ...) */
+    expanded = expanded_rows(a);
+    if (!(a->kind == SO_UPDATE && q == 1) && !expanded &&
             !(a->kind == SO_ND && q == 2 && PyArray_DIM(idx, 1) == 1)) {
         return 0;
     }
@@ -81,7 +127,7 @@ so_direct_rows(const so_args *a, int nthreads, so_direct_form *form)
         return 0;
     }
     form->rows = so_rows_kernel(d, a->op, form->itype);
-    if (form->rows == NULL) return 0;
+    if (form->rows == NULL || (expanded && !column_inside(a, form->itype, n))) return 0;
     form->n = n;
     form->f = f;
     form->us = n > 1 ? PyArray_STRIDE(upd, 0) : 0;
