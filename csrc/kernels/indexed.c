@@ -66,7 +66,7 @@ long_runs_##IN(const IT *ix, npy_intp m)                                        
 SO_INDEX_TYPES(LONG_RUNS)
 
 #define INDEXED(NAME, T, OP, IN, IT, S)                                               \
-static void                                                                           \
+static npy_intp                                                                       \
 NAME##_##OP##_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,          \
                       const char *u, npy_intp n)                                      \
 {                                                                                     \
@@ -84,21 +84,28 @@ NAME##_##OP##_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,    
             if (!long_runs_##IN(ix + c, e - c)) {                                     \
                 npy_intp pe = e < pf_end ? e : pf_end;                                \
                 for (i = c; i < pe; i++) {                                            \
-                    npy_intp j = SO_IX_CLAMP_##S(ix[i], size);                        \
+                    npy_intp j = SO_IX_WRAP_##S(ix[i], size);                         \
+                    if (SO_IX_OUTSIDE(j, size)) return i;                             \
                     __builtin_prefetch(                                               \
                         op + SO_IX_CLAMP_##S(ix[i + PREFETCH_AHEAD], size), 0, 1);    \
                     op[j] = NAME##_##OP(op[j], up[i]);                                \
                 }                                                                     \
                 for (; i < e; i++) {                                                  \
-                    npy_intp j = SO_IX_CLAMP_##S(ix[i], size);                        \
+                    npy_intp j = SO_IX_WRAP_##S(ix[i], size);                         \
+                    if (SO_IX_OUTSIDE(j, size)) return i;                             \
                     op[j] = NAME##_##OP(op[j], up[i]);                                \
                 }                                                                     \
                 continue;                                                             \
             }                                                                         \
-            prev = SO_IX_CLAMP_##S(ix[c], size);                                      \
+            prev = SO_IX_WRAP_##S(ix[c], size);                                       \
+            if (SO_IX_OUTSIDE(prev, size)) return c;                                  \
             acc = NAME##_##OP(op[prev], up[c]);                                       \
             for (i = c + 1; i < e; i++) {                                             \
-                npy_intp j = SO_IX_CLAMP_##S(ix[i], size);                            \
+                npy_intp j = SO_IX_WRAP_##S(ix[i], size);                             \
+                if (SO_IX_OUTSIDE(j, size)) {                                         \
+                    op[prev] = acc;                                                   \
+                    return i;                                                         \
+                }                                                                     \
                 if (j == prev) {                                                      \
                     acc = NAME##_##OP(acc, up[i]);                                    \
                 }                                                                     \
@@ -110,12 +117,16 @@ NAME##_##OP##_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,    
             }                                                                         \
             op[prev] = acc;                                                           \
         }                                                                             \
-        return;                                                                       \
+        return -1;                                                                    \
     }                                                                                 \
     for (i = 0; i < n; i++) {                                                         \
-        T *p = (T *)(void *)(o + SO_IX_CLAMP_##S(ix[i], size) * aos);                 \
+        npy_intp j = SO_IX_WRAP_##S(ix[i], size);                                     \
+        T *p;                                                                         \
+        if (SO_IX_OUTSIDE(j, size)) return i;                                         \
+        p = (T *)(void *)(o + j * aos);                                               \
         *p = NAME##_##OP(*p, up[i]);                                                  \
     }                                                                                 \
+    return -1;                                                                        \
 }
 
 /* The loops of one dtype and op, one per index type, and their table. */

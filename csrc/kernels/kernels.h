@@ -58,12 +58,14 @@ int so_reduce_kernel(so_kernel *kn, PyArray_Descr *descr, int op);
 extern const char so_typed_chars[];
 
 /* indexed.c: indexed(o, aos, size, idx, u, n): for i < n, with j = idx[i] read
- * in index type itype (base.h; wrapped and clamped into [0, size)),
- * o[j*aos] = f(o[j*aos], u[i]); idx and u contiguous and aligned.
+ * in index type itype (base.h; a negative one counts from the end),
+ * o[j*aos] = f(o[j*aos], u[i]); idx and u contiguous and aligned.  It stops at
+ * the first j outside [0, size) and returns its i (nothing written for it or
+ * after it), else -1.
  * so_indexed_kernel: the loop for (dtype, op, itype), or NULL (float16, bool,
  * byte-swapped and generic dtypes, op "none"). */
-typedef void (*so_indexed_fn)(char *o, npy_intp aos, npy_intp size, const char *idx,
-                              const char *u, npy_intp n);
+typedef npy_intp (*so_indexed_fn)(char *o, npy_intp aos, npy_intp size, const char *idx,
+                                  const char *u, npy_intp n);
 so_indexed_fn so_indexed_kernel(PyArray_Descr *d, int op, int itype);
 
 /* mean_indexed.c: reduction="mean" in the direct form, over a scratch array w

@@ -7,14 +7,16 @@
  * -> 1.7 ns an update), then one pass writing each counted element of out
  * divided (kernels/mean_div.h).  The same additions in the same order as the
  * general walk, the same division: the same bits.  Indices read in their own
- * integer type, wrapped and clamped as in kernels/indexed.c.
+ * integer type, wrapped and tested as in kernels/indexed.c: a loop stops at
+ * the first index outside and returns its position, with only the scratch
+ * pairs written.
  */
 #include "kernels/mean_div.h"
 
 /* SELF 1: every update combined with the sum, which starts as out's value;
  * SELF 0: an element's first update assigned, the next ones combined. */
 #define MEAN_ADD(NAME, T, IN, IT, S, SELF, SFX)                                       \
-static void                                                                           \
+static npy_intp                                                                       \
 NAME##_mean##SFX##_by_##IN(char *w, npy_intp unused, npy_intp size, const char *idx,  \
                            const char *u, npy_intp n)                                 \
 {                                                                                     \
@@ -23,10 +25,14 @@ NAME##_mean##SFX##_by_##IN(char *w, npy_intp unused, npy_intp size, const char *
     const T *restrict up = (const T *)(const void *)u;                                \
     npy_intp i;                                                                       \
     for (i = 0; i < n; i++) {                                                         \
-        NAME##_pair *q = p + SO_IX_CLAMP_##S(ix[i], size);                            \
+        npy_intp j = SO_IX_WRAP_##S(ix[i], size);                                     \
+        NAME##_pair *q;                                                               \
+        if (SO_IX_OUTSIDE(j, size)) return i;                                         \
+        q = p + j;                                                                    \
         q->s = (SELF || q->c) ? NAME##_add(q->s, up[i]) : up[i];                      \
         q->c++;                                                                       \
     }                                                                                 \
+    return -1;                                                                        \
 }
 
 #define MEAN_BY_INDEX(NAME, T, SELF, SFX)                                             \

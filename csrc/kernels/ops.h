@@ -156,6 +156,12 @@ static inline npy_intp cnt_count(npy_intp x, npy_intp y) { (void)y; return x + 1
  * from the end when negative; an unsigned one above intp's range is outside. */
 #define SO_IX_CLAMP_1(v, size) so_clamp((npy_intp)(v), size)
 #define SO_IX_CLAMP_0(v, size) ((npy_uintp)(v) < (npy_uintp)(size) ? (npy_intp)(v) : 0)
+/* The same index only wrapped, for loops that test it themselves: inside out
+ * exactly when (npy_uintp)j < size (an unsigned one above intp's range turns
+ * negative, so outside too). */
+#define SO_IX_WRAP_1(v, size) so_wrap((npy_intp)(v), size)
+#define SO_IX_WRAP_0(v, size) ((npy_intp)(v))
+#define SO_IX_OUTSIDE(j, size) ((npy_uintp)(j) >= (npy_uintp)(size))
 
 #define SO_ROW_ENUM(NAME, T) SO_ROW_##NAME,
 enum so_typed_row { SO_NUMERIC_TYPES(SO_ROW_ENUM) SO_NROWS };

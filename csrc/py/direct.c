@@ -92,7 +92,7 @@ apply(const so_direct_form *form, char *o, npy_intp os, npy_intp size, const cha
       const char *u, npy_intp n)
 {
     if (form->rows != NULL) form->rows(o, os, size, idx, u, form->us, n, form->f);
-    else form->elems(o, os, size, idx, u, n);
+    else (void)form->elems(o, os, size, idx, u, n);   /* checked first: never stops */
 }
 
 /* The loop on the whole run, in pieces of about SO_PIECE elements asking poll
@@ -119,9 +119,9 @@ checked_chunks(const so_direct_form *form, char *o, npy_intp os, npy_intp size,
     for (c = 0; c < form->n; c += m) {
         m = form->n - c < ONE_PASS_CHUNK ? form->n - c : ONE_PASS_CHUNK;
         if ((c & (SO_PIECE - 1)) == 0 && so_stopped(poll)) return SO_CHECK_STOPPED;
-        pos = so_first_bad_run(idx + c * isz, form->itype, m, size, NULL);
+        /* the loop tests each index as it reads it (kernels/indexed.c) */
+        pos = form->elems(o, os, size, idx + c * isz, u + c * form->us, m);
         if (pos >= 0) return c + pos;
-        form->elems(o, os, size, idx + c * isz, u + c * form->us, m);
     }
     return -1;
 }
