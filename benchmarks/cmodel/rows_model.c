@@ -27,27 +27,7 @@
 #include <string.h>
 #include <time.h>
 
-static double
-now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static inline int64_t
-clamp(int64_t j, int64_t size)
-{
-    j += j < 0 ? size : 0;
-    return (uint64_t)j < (uint64_t)size ? j : 0;
-}
+#include "model.h"
 
 /* every cache line of the row d rows ahead prefetched for writing (d = 0: none) */
 #define AHEAD(F)                                                                  \
