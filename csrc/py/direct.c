@@ -6,8 +6,10 @@
  * memory bandwidth (plan/check_run.c), then one element loop chosen by dtype,
  * reduction and index dtype (kernels/indexed.c; the mean's sums and counts
  * together in scratch pairs, then its division: kernels/mean_indexed.c), or one
- * row loop (kernels/rows.c).  Many updates into an out in L2 take one pass
- * instead: the loop, which tests each index itself, into a fresh copy of data
+ * row loop (kernels/rows.c).  Where what the element loop writes can be
+ * dropped -- a fresh result, a mean's scratch pairs, or a scratch copy of an
+ * out that is small next to the updates -- the call takes one pass instead: the
+ * loop, which tests each index itself, is the only reader of the indices
  * (one_pass, below).  It writes what the plain walk in C order writes, and
  * nothing on a bad index.
  */
@@ -15,30 +17,30 @@
 
 unsigned long so_direct_calls, so_direct_means, so_direct_one_pass;
 
-/* One pass over the indices: the loop reads them in chunks of ONE_PASS_CHUNK
- * and tests each one as it reads it (kernels/indexed.c: it stops at the first
- * bad one), where the whole check first would read them twice.  The loop then writes before every
- * index is known good, so it writes into a fresh copy of data: the result out
- * of place, copied into out at the end in place (nothing written to out on a
- * bad index).  Taken for an element loop (no mean, no rows) into an out of at
- * most one core's L2, at least ONE_PASS_MIN updates and twice out's elements
- * (the copy back costs little beside them); into an out in L1 only with
- * indices of 4 bytes or more (1e6 int8 indices into 1e2 float32 were no
- * faster so: their second read costs little).  The C model
- * (benchmarks/cmodel/prefetch_model.c, int64 indices, ns an update, check then
- * loop -> one pass by chunks of 2048, in place with its two copies): 1e7
- * updates into 1e5 float32, 1.78 -> 1.46; 1e6 into 1e3, 0.91 -> 0.83; with
- * the loop's own test instead of a check of each chunk, 1e6 int64 into 1e3 at
- * 1 thread: 906 -> 683 us). */
-#define ONE_PASS_CHUNK 2048
+/* One pass over the indices: the element loop tests each index as it reads it
+ * (kernels/indexed.c: it stops at the first bad one and returns its position),
+ * where a whole check first would read them twice.  The loop then writes before
+ * every index is known good, so it writes where that can be dropped: out of
+ * place the fresh result; for a mean its scratch pairs (out is written only by
+ * the division after the pass); into out, a scratch copy of data, copied into
+ * out only when every index was good (scratch_pays).  The test in the loop is a
+ * branch never taken, which costs nothing measurable (1e6 int64 updates into
+ * 1e3 float32 at 1 thread: 906 us with a check of each chunk before its loop,
+ * 683 us with the loop's own test). */
 #define ONE_PASS_MIN SO_GIL_RELEASE_MIN
 
+/* Into out, the scratch copy pays for an out of at most one core's L2, at
+ * least ONE_PASS_MIN updates and twice out's elements (the copy there and back
+ * costs little beside them); into an out in L1 only with indices of 4 bytes or
+ * more (1e6 int8 indices into 1e2 float32 were no faster so: their second read
+ * costs little).  The C model (benchmarks/cmodel/prefetch_model.c, int64
+ * indices, ns an update, check then loop -> one pass with its two copies): 1e7
+ * updates into 1e5 float32, 1.78 -> 1.46; 1e6 into 1e3, 0.91 -> 0.83. */
 static int
-one_pass_pays(const so_args *a, const so_direct_form *form, npy_intp size)
+scratch_pays(const so_args *a, npy_intp n, npy_intp size)
 {
     npy_intp bytes = size * PyArray_ITEMSIZE(a->data);
-    return form->elems != NULL && form->n >= ONE_PASS_MIN && form->n >= 2 * size &&
-           bytes <= so_cache_bytes(2) &&
+    return n >= ONE_PASS_MIN && n >= 2 * size && bytes <= so_cache_bytes(2) &&
            (PyArray_ITEMSIZE(a->idx) >= 4 || bytes > so_cache_bytes(1));
 }
 
@@ -111,56 +113,104 @@ run_pieces(const so_direct_form *form, char *o, npy_intp os, npy_intp size, cons
     return 0;
 }
 
-/* The one pass into o (step os) over form's run: the first bad position,
+/* The element loop of form over its whole run into o (step os), in pieces of
+ * SO_PIECE asking poll (NULL: never stops): the first bad position,
  * SO_CHECK_STOPPED if poll stopped it, or -1. */
 static npy_intp
-checked_chunks(const so_direct_form *form, char *o, npy_intp os, npy_intp size,
+checked_pieces(const so_direct_form *form, char *o, npy_intp os, npy_intp size,
                const char *idx, npy_intp isz, const char *u, so_poll *poll)
 {
     npy_intp c, m, pos;
     for (c = 0; c < form->n; c += m) {
-        m = form->n - c < ONE_PASS_CHUNK ? form->n - c : ONE_PASS_CHUNK;
-        if ((c & (SO_PIECE - 1)) == 0 && so_stopped(poll)) return SO_CHECK_STOPPED;
-        /* the loop tests each index as it reads it (kernels/indexed.c) */
+        m = form->n - c < SO_PIECE ? form->n - c : SO_PIECE;
+        if (so_stopped(poll)) return SO_CHECK_STOPPED;
         pos = form->elems(o, os, size, idx + c * isz, u + c * form->us, m);
         if (pos >= 0) return c + pos;
     }
     return -1;
 }
 
-/* The call in one pass (one_pass_pays): the result, or NULL raised.  No
- * so_test_rewrite here: no moment follows the check of every index, and a
- * value rewritten between a chunk's check and its loop is clamped by the loop
- * as anywhere else. */
+/* The call in one pass (see ONE_PASS_MIN): the result, or NULL raised.
+ * Stopped or on a bad index, nothing was written to out.  so_test_rewrite runs
+ * where the separate check would have ended, before the loop: the tests tell by
+ * it which calls read their indices once (the loop then sees the rewritten
+ * values and stops at them). */
 static PyObject *
-one_pass(const so_args *a, const so_direct_form *form, int nthreads)
+one_pass(const so_args *a, const so_direct_form *form, const so_mean_indexed *mean,
+         int nthreads)
 {
-    PyArrayObject *work = so_fresh_copy(a->data, nthreads);
+    PyArrayObject *data = a->data, *out = a->out, *work = NULL;
+    npy_intp size = PyArray_DIM(data, 0), os, pos;
+    int rc = 0, divided = 0;
+    char *o, *pairs = NULL;
     so_unlocked u;
-    npy_intp pos;
-    int rc;
-    if (work == NULL) return NULL;
+    so_poll *poll;
+
+    /* the fresh copy of data: the result out of place, else the scratch copy
+     * (a mean into out needs none: its pairs are the scratch) */
+    if (mean == NULL || out == NULL) {
+        work = so_fresh_copy(data, nthreads);
+        if (work == NULL) return NULL;
+    }
+    if (mean != NULL) {
+        pairs = PyMem_RawMalloc((size_t)size * mean->pair_bytes);
+        if (pairs == NULL) {
+            Py_XDECREF(work);
+            return PyErr_NoMemory();
+        }
+        o = pairs;
+        os = (npy_intp)mean->pair_bytes;
+    }
+    else {
+        o = PyArray_BYTES(work);
+        os = PyArray_STRIDE(work, 0);
+    }
+    so_test_rewrite(a->idx);
     so_direct_calls++;
     so_direct_one_pass++;
-    pos = checked_chunks(form, PyArray_BYTES(work), PyArray_STRIDE(work, 0),
-                         PyArray_DIM(work, 0), PyArray_BYTES(a->idx), PyArray_ITEMSIZE(a->idx),
-                         PyArray_BYTES(a->upd), so_unlock(&u));
-    rc = so_relock(&u);
+    poll = a->nupd >= SO_GIL_RELEASE_MIN ? so_unlock(&u) : NULL;
+    if (mean != NULL) mean->start(PyArray_BYTES(data), PyArray_STRIDE(data, 0), size, pairs);
+    pos = checked_pieces(form, o, os, size, PyArray_BYTES(a->idx), PyArray_ITEMSIZE(a->idx),
+                         PyArray_BYTES(a->upd), poll);
+    if (pos == -1 && mean != NULL && (out == NULL || out == data)) {
+        /* the division, into the fresh result or into data itself */
+        PyArrayObject *dst = out == NULL ? work : out;
+        mean->finish(PyArray_BYTES(dst), PyArray_STRIDE(dst, 0), size, pairs, a->include_self);
+        divided = out != NULL;
+    }
+    if (poll != NULL) rc = so_relock(&u);
     if (rc == 0 && pos >= 0) so_args_index_error(a, pos);
     if (rc < 0 || pos >= 0) {
-        /* stopped or a bad index: out untouched */
-        Py_DECREF(work);
+        /* stopped or a bad index: out untouched, unless the stop came after
+         * the division in place (the whole result then stands) */
+        if (rc < 0) so_note_interrupted(so_func_names[a->kind], divided);
+        PyMem_RawFree(pairs);
+        Py_XDECREF(work);
         return NULL;
     }
-    if (a->out == NULL) return (PyObject *)work;
-    rc = so_copy_into(a->out, work);
-    Py_DECREF(work);
+    so_direct_means += mean != NULL;       /* the means done */
+    if (out == NULL) {
+        PyMem_RawFree(pairs);
+        return (PyObject *)work;
+    }
+    if (mean == NULL) {
+        rc = so_copy_into(out, work);
+        Py_DECREF(work);
+    }
+    else if (out != data) {
+        rc = so_copy_into(out, data);
+        if (rc == 0) {
+            mean->finish(PyArray_BYTES(out), PyArray_STRIDE(out, 0), size, pairs,
+                         a->include_self);
+        }
+    }
+    PyMem_RawFree(pairs);
     if (rc < 0) {
         so_note_interrupted(so_func_names[a->kind], 1);
         return NULL;
     }
-    Py_INCREF(a->out);
-    return (PyObject *)a->out;
+    Py_INCREF(out);
+    return (PyObject *)out;
 }
 
 PyObject *
@@ -168,11 +218,10 @@ so_call_direct(const so_args *a, int nthreads, int *done)
 {
     PyArrayObject *data = a->data, *out = a->out, *work;
     const char *func = so_func_names[a->kind];
-    npy_intp size = PyArray_DIM(data, 0), pos, aos;
+    npy_intp size = PyArray_DIM(data, 0), pos;
     int large = a->nupd >= SO_GIL_RELEASE_MIN, rc = 0;
     so_direct_form form = {NULL, NULL, -1, 0, 1, PyArray_ITEMSIZE(a->upd)};
     const so_mean_indexed *mean = NULL;
-    char *o, *pairs = NULL;
     so_unlocked u;
     so_poll *poll;
 
@@ -186,7 +235,10 @@ so_call_direct(const so_args *a, int nthreads, int *done)
     }
     *done = form.elems != NULL || so_direct_rows(a, nthreads, &form);
     if (!*done) return NULL;
-    if (mean == NULL && one_pass_pays(a, &form, size)) return one_pass(a, &form, nthreads);
+    if (form.elems != NULL && (out == NULL || mean != NULL || scratch_pays(a, form.n, size))) {
+        return one_pass(a, &form, mean, nthreads);
+    }
+    /* else the whole check first, at memory bandwidth, then the loop into out */
     if (large) {
         poll = so_unlock(&u);
         pos = so_first_bad_run(PyArray_BYTES(a->idx), form.itype, form.n, size, poll);
@@ -200,8 +252,7 @@ so_call_direct(const so_args *a, int nthreads, int *done)
         return NULL;
     }
     so_test_rewrite(a->idx);
-    if (form.elems != NULL) so_direct_calls++;
-    so_direct_means += mean != NULL;
+    so_direct_calls += form.elems != NULL;
     if (out == NULL) {
         work = so_fresh_copy(data, nthreads);
         if (work == NULL) return NULL;
@@ -214,21 +265,12 @@ so_call_direct(const so_args *a, int nthreads, int *done)
         work = out;
         Py_INCREF(work);
     }
-    o = PyArray_BYTES(work);
-    aos = PyArray_STRIDE(work, 0);
-    if (mean != NULL && (pairs = PyMem_RawMalloc((size_t)size * mean->pair_bytes)) == NULL) {
-        Py_DECREF(work);
-        return PyErr_NoMemory();
-    }
     poll = large ? so_unlock(&u) : NULL;
-    if (mean != NULL) mean->start(o, aos, size, pairs);
-    run_pieces(&form, mean != NULL ? pairs : o, mean != NULL ? (npy_intp)mean->pair_bytes : aos,
-               size, PyArray_BYTES(a->idx), PyArray_ITEMSIZE(a->idx), PyArray_BYTES(a->upd), poll);
-    /* stopped, the division still runs: each element holds the mean of the
-     * updates applied */
-    if (mean != NULL) mean->finish(o, aos, size, pairs, a->include_self);
+    /* an index another thread rewrote after the check stops the element loop
+     * there: every write stays inside out (the result is then unspecified) */
+    run_pieces(&form, PyArray_BYTES(work), PyArray_STRIDE(work, 0), size, PyArray_BYTES(a->idx),
+               PyArray_ITEMSIZE(a->idx), PyArray_BYTES(a->upd), poll);
     if (large) rc = so_relock(&u);
-    PyMem_RawFree(pairs);
     if (rc < 0) {
         /* stopped: the updates of the pieces before applied */
         so_note_interrupted(func, work == out);
