@@ -25,7 +25,9 @@
 * ``numpy_groupies``: ``aggregate(idx, u, func, size=n)`` (its numba backend, and ``aggregate_np``)
   where the case is an aggregation of 1-D updates into a range; the aggregate is then combined
   with ``data`` (``data + sums``, ``np.maximum(data, maxes)``, ...), so a sum is not bit-equal to a
-  scatter-add in update order (``~``).  One thread.
+  scatter-add in update order (``~``).  Its numba backend splits large calls over numba's thread
+  pool (per-thread partial sums, combined at the end), so ``configure`` sets numba's thread count
+  to the row's: one thread in the 1-thread rows, ``--threads`` in the others.
 
 Every peer's build makes its first call itself where that call compiles (numba) or traces (JAX),
 so no timed call pays for it; ``run.py`` also calls every implementation twice before timing.
@@ -103,9 +105,12 @@ def configure(threads: int, peers: Sequence[str]) -> Dict[str, str]:
         versions["openvino"] = openvino.__version__.split("-")[0]
     if "jax" in peers:
         versions["jax"] = _jax().__version__
-    if "numba" in peers:
+    if "numba" in peers or "numpy_groupies" in peers:
         import numba
         versions["numba"] = numba.__version__
+        # numpy_groupies' numba backend has a parallel path (per-thread partial sums) on
+        # numba's thread pool, all CPUs unless told: it runs at the row's thread count too
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
     if "numpy_groupies" in peers:
         import numpy_groupies
         versions["numpy_groupies"] = numpy_groupies.__version__

@@ -533,9 +533,10 @@ V2_LEGEND = (
     "(output <= 1e6 elements) at 1 thread the serial numba loop is judged apart: scatterops within "
     "1.5x of it in place, 1.2x out of place (the loop on a copy of data); out of cache at 2+ "
     "threads >= 1.5x the best peer; int32 indices no slower than int64 (reported, never asserted). "
-    "numpy, numba and numpy_groupies run on one thread in every row; jax has no per-call thread "
-    "setting (XLA's CPU pool uses every CPU in every row); torch, onnxruntime, openvino and "
-    "scatterops use the row's thread count.")
+    "numpy and the serial numba loop run on one thread in every row; jax has no per-call thread "
+    "setting (XLA's CPU pool uses every CPU in every row); torch, onnxruntime, openvino, "
+    "numpy_groupies (its numba backend's parallel path) and scatterops use the row's thread "
+    "count.")
 
 
 def thread_counts(case: core.Case, threads: int) -> Tuple[int, ...]:

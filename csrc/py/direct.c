@@ -67,11 +67,9 @@ direct_loop(const so_args *a, int nthreads, int *itype, npy_intp *n)
     *itype = so_index_type(PyArray_DESCR(idx));
     /* on several threads, where the cost model weighs it the fastest way
      * (walk/split.c): against the owned split into an out in L2 (1e6 updates
-     * into 3e4 float32: 1.31-1.40 ms on two threads, 1.13-1.24 ms here), and
-     * against the check beside the walk into an out in L1 (which runs there) */
+     * into 3e4 float32: 1.31-1.40 ms on two threads, 1.13-1.24 ms here) */
     if (nthreads > 1 && a->nupd >= SO_GIL_RELEASE_MIN &&
-            !so_direct_form_pays(PyArray_DIM(data, 0), PyArray_STRIDE(dst, 0), a->nupd, nthreads,
-                                 a->out == NULL && *itype == SO_IX_i64 && a->kind != SO_UPDATE)) {
+            !so_direct_form_pays(PyArray_DIM(data, 0), PyArray_STRIDE(dst, 0), a->nupd, nthreads)) {
         return NULL;
     }
     return so_indexed_kernel(PyArray_DESCR(data), a->op, *itype);

@@ -78,11 +78,12 @@ split_dim(const so_plan *p, int nthreads)
  *    more (scalar compaction, in cache: two threads slower than one);
  *  - a 1-D call with the direct form (py/direct.c: indices checked in their own
  *    dtype, one typed loop, one thread) runs it unless a split beats it
- *    (so_direct_form_pays): into an out in L1 the check beside the walk may,
- *    out of place with intp indices (1e6 into 1e4 float32: 0.75-1.12x the
- *    direct form, measured on a loaded machine; kept as it was); into an out
- *    in L2 nothing does (the owned split, 1e6 into 3e4 and 1e5: 1.2-1.7x
- *    slower on two threads); beyond L2 the owned split does.
+ *    (so_direct_form_pays): into an out in L1 or L2 nothing does (the owned
+ *    split, 1e6 into 3e4 and 1e5: 1.2-1.7x slower on two threads; out of
+ *    place the direct form reads its indices once, where the check beside
+ *    the walk on a second thread read them twice: 1e6 int64 into 1e3
+ *    float32 on two threads, 708 -> 656 us, 5 of 5 pairs); beyond L2 the owned
+ *    split does.
  * That is the static part, in choose_split.  Whether the workers are there is
  * the other part: on a busy machine a worker is descheduled, or several
  * callers share the pool, and a thread's share then waits for it.  So each
@@ -139,15 +140,14 @@ owned_pays(const so_plan *p, int nthreads, npy_intp groups)
 }
 
 int
-so_direct_form_pays(npy_intp size, npy_intp stride, npy_intp nupd, int nthreads, int side_check)
+so_direct_form_pays(npy_intp size, npy_intp stride, npy_intp nupd, int nthreads)
 {
     const npy_intp bytes = size * (stride < 0 ? -stride : stride);
     int place;
     if (!so_cost_model_on()) return 0;
     if (nupd / nthreads < SO_MIN_WORK_PER_THREAD) return 1;     /* no split would run */
     place = out_place(bytes);
-    if (place == 0) return !(side_check && nupd >= SO_SIDE_CHECK_MIN);
-    if (place == 1) return 1;
+    if (place < 2) return 1;
     return !(so_vector_compaction_fits(size, stride) || bytes >= SO_MIN_OWNED_BYTES);
 }
 

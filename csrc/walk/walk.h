@@ -68,12 +68,11 @@ void so_walk_run(const so_walk *w, const so_kernel *kn);
  * a 1-D out of size elements stride bytes apart that has the direct form
  * (py/direct.c: its indices checked in their own dtype, then one typed loop,
  * on one thread) runs it rather than the general way on nthreads threads.
- * side_check: out of place with intp indices, which the general way can check
- * on a second thread beside its walk (py/call.c) from SO_SIDE_CHECK_MIN
- * updates.  0 with the model off (tests), so that every split is run. */
+ * 0 with the model off (tests), so that every split is run.  The general way
+ * checks intp indices out of place on a second thread beside its walk
+ * (py/call.c) from SO_SIDE_CHECK_MIN updates. */
 #define SO_SIDE_CHECK_MIN ((npy_intp)1 << 18)
-int so_direct_form_pays(npy_intp size, npy_intp stride, npy_intp nupd, int nthreads,
-                        int side_check);
+int so_direct_form_pays(npy_intp size, npy_intp stride, npy_intp nupd, int nthreads);
 /* owned.c: whether the owned split compacts an axis of size elements, ios
  * bytes apart, several indices at a time (AVX-512, or AVX2 where its offsets
  * are exact). */
