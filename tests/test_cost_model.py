@@ -133,3 +133,26 @@ def test_a_1d_call_into_an_out_in_l2_runs_the_direct_form_on_two_threads(idx_dty
     got = so.scatter_elements(d, i, u, 0, reduction="add", out=out)
     assert _core.threads_asked() <= 1
     assert got.tobytes() == want.tobytes()
+
+
+def test_a_backed_off_owned_split_takes_the_direct_form(cost_model):
+    # in place into an out beyond L2 the model splits by index value on two threads; four
+    # callers share one pool, so calls find it busy and the kind is marked late: its next
+    # calls run the one-thread direct form (faster alone than the split's tasks one after
+    # another), counted by _core.direct_calls(); every way gives the reference's bits
+    so.set_num_threads(2)
+    (d, i, u, _), = _owned_calls()[:1]
+    want = reference.scatter_elements(d, i, u, 0, reduction="add").tobytes()
+    before = _core.direct_calls()
+
+    def run(k):
+        failures = 0
+        for _ in range(6):
+            out = d.copy()
+            so.scatter_elements(out, i, u, 0, reduction="add", out=out)
+            failures += out.tobytes() != want
+        return failures
+
+    with ThreadPoolExecutor(4) as pool:
+        assert sum(pool.map(run, range(4))) == 0
+    assert _core.direct_calls() > before

@@ -103,6 +103,10 @@ int so_run_tasks_polled(void *(*fn)(void *), void *tasks, size_t size, int n, so
  * jobs declined (2, 4, ... SO_LATE_BACKOFF_MAX), each on time halves it.
  * Else the threads that ran. */
 #define SO_JOB_KINDS 1024
+/* threads.c: whether the next job of this kind would run on its caller alone
+ * (the pool backing off it); if so it counts as that job: for a caller with
+ * a faster one-thread form than the job's tasks run one after another. */
+int so_backing_off(int kind);
 #define SO_LATE_BACKOFF_MAX 64
 int so_run_tasks_report(void *(*fn)(void *), void *tasks, size_t size, int n, so_poll *poll,
                         int kind);

@@ -252,6 +252,12 @@ backing_off(int kind)
     return 1;
 }
 
+int
+so_backing_off(int kind)
+{
+    return cost_model && backing_off(kind);
+}
+
 /* A late job doubles its kind's back-off (2, 4, ... SO_LATE_BACKOFF_MAX jobs
  * alone), one on time halves it. */
 static void

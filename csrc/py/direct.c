@@ -69,7 +69,9 @@ direct_loop(const so_args *a, int nthreads, int *itype, npy_intp *n)
      * (walk/split.c): against the owned split into an out in L2 (1e6 updates
      * into 3e4 float32: 1.31-1.40 ms on two threads, 1.13-1.24 ms here) */
     if (nthreads > 1 && a->nupd >= SO_GIL_RELEASE_MIN &&
-            !so_direct_form_pays(PyArray_DIM(data, 0), PyArray_STRIDE(dst, 0), a->nupd, nthreads)) {
+            !so_direct_form_pays(PyArray_DIM(data, 0), PyArray_STRIDE(dst, 0), a->nupd, nthreads) &&
+            !(a->out != NULL &&
+              so_direct_form_backs_off(PyArray_DIM(data, 0), PyArray_STRIDE(dst, 0), a->nupd))) {
         return NULL;
     }
     return so_indexed_kernel(PyArray_DESCR(data), a->op, *itype);

@@ -188,6 +188,15 @@ kind_of_call(const so_plan *p, int dim)
 }
 
 int
+so_direct_form_backs_off(npy_intp size, npy_intp stride, npy_intp nupd)
+{
+    /* kind_of_call of the owned split of such a call: its out spans
+     * (size - 1) strides, its work is nupd single elements */
+    npy_intp bytes = 1 + span(size, stride);
+    return so_backing_off((3 + out_place(bytes)) * 64 + so_log2(nupd));
+}
+
+int
 so_owned_split_applies(const so_plan *p, const so_kernel *kn, int nthreads)
 {
     return choose_split(p, kn, &nthreads) == SO_SPLIT_OWNED;
