@@ -135,11 +135,12 @@ def test_a_1d_call_into_an_out_in_l2_runs_the_direct_form_on_two_threads(idx_dty
     assert got.tobytes() == want.tobytes()
 
 
-def test_a_backed_off_owned_split_takes_the_direct_form(cost_model):
-    # in place into an out beyond L2 the model splits by index value on two threads; four
-    # callers share one pool, so calls find it busy and the kind is marked late: its next
-    # calls run the one-thread direct form (faster alone than the split's tasks one after
-    # another), counted by _core.direct_calls(); every way gives the reference's bits
+@pytest.mark.parametrize("inplace", [False, True], ids=["fresh", "in-place"])
+def test_a_backed_off_owned_split_takes_the_direct_form(cost_model, inplace):
+    # into an out beyond L2 the model splits by index value on two threads; four callers
+    # share one pool, so calls find it busy and the kind is marked late: its next calls run
+    # the one-thread direct form (faster alone than the split's tasks one after another),
+    # counted by _core.direct_calls(); every way gives the reference's bits
     so.set_num_threads(2)
     (d, i, u, _), = _owned_calls()[:1]
     want = reference.scatter_elements(d, i, u, 0, reduction="add").tobytes()
@@ -148,8 +149,11 @@ def test_a_backed_off_owned_split_takes_the_direct_form(cost_model):
     def run(k):
         failures = 0
         for _ in range(6):
-            out = d.copy()
-            so.scatter_elements(out, i, u, 0, reduction="add", out=out)
+            if inplace:
+                out = d.copy()
+                so.scatter_elements(out, i, u, 0, reduction="add", out=out)
+            else:
+                out = so.scatter_elements(d, i, u, 0, reduction="add")
             failures += out.tobytes() != want
         return failures
 

@@ -70,8 +70,9 @@ direct_loop(const so_args *a, int nthreads, int *itype, npy_intp *n)
      * into 3e4 float32: 1.31-1.40 ms on two threads, 1.13-1.24 ms here) */
     if (nthreads > 1 && a->nupd >= SO_GIL_RELEASE_MIN &&
             !so_direct_form_pays(PyArray_DIM(data, 0), PyArray_STRIDE(dst, 0), a->nupd, nthreads) &&
-            !(a->out != NULL &&
-              so_direct_form_backs_off(PyArray_DIM(data, 0), PyArray_STRIDE(dst, 0), a->nupd))) {
+            !so_direct_form_backs_off(PyArray_DIM(data, 0),
+                                      a->out != NULL ? PyArray_STRIDE(dst, 0)
+                                                     : PyArray_ITEMSIZE(data), a->nupd)) {
         return NULL;
     }
     return so_indexed_kernel(PyArray_DESCR(data), a->op, *itype);
