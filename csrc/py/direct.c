@@ -91,41 +91,29 @@ direct_mean(const so_args *a, npy_intp n, npy_intp size, int itype, so_indexed_f
     return mk;
 }
 
-/* The loop of form on n index values from idx and updates from u. */
-static void
+/* The loop of form on n index values from idx and updates from u: the
+ * position of the first bad one, where an element loop stopped, or -1. */
+static npy_intp
 apply(const so_direct_form *form, char *o, npy_intp os, npy_intp size, const char *idx,
       const char *u, npy_intp n)
 {
-    if (form->rows != NULL) form->rows(o, os, size, idx, u, form->us, n, form->f);
-    else (void)form->elems(o, os, size, idx, u, n);   /* checked first: never stops */
+    if (form->rows == NULL) return form->elems(o, os, size, idx, u, n);
+    form->rows(o, os, size, idx, u, form->us, n, form->f);     /* checked first */
+    return -1;
 }
 
-/* The loop on the whole run, in pieces of about SO_PIECE elements asking poll
- * (NULL: never stops); 1 if stopped. */
-static int
+/* The loop on the whole run into o (step os), in pieces of about SO_PIECE
+ * elements asking poll (NULL: never stops): the first bad position (an element
+ * loop stops there), SO_CHECK_STOPPED if poll stopped it, or -1. */
+static npy_intp
 run_pieces(const so_direct_form *form, char *o, npy_intp os, npy_intp size, const char *idx,
            npy_intp isz, const char *u, so_poll *poll)
 {
-    npy_intp c, n = form->n, piece = SO_PIECE / form->f > 0 ? SO_PIECE / form->f : 1;
-    for (c = 0; c < n; c += piece) {
-        if (so_stopped(poll)) return 1;
-        apply(form, o, os, size, idx + c * isz, u + c * form->us, n - c < piece ? n - c : piece);
-    }
-    return 0;
-}
-
-/* The element loop of form over its whole run into o (step os), in pieces of
- * SO_PIECE asking poll (NULL: never stops): the first bad position,
- * SO_CHECK_STOPPED if poll stopped it, or -1. */
-static npy_intp
-checked_pieces(const so_direct_form *form, char *o, npy_intp os, npy_intp size,
-               const char *idx, npy_intp isz, const char *u, so_poll *poll)
-{
-    npy_intp c, m, pos;
-    for (c = 0; c < form->n; c += m) {
-        m = form->n - c < SO_PIECE ? form->n - c : SO_PIECE;
+    npy_intp c, m, pos, n = form->n, piece = SO_PIECE / form->f > 0 ? SO_PIECE / form->f : 1;
+    for (c = 0; c < n; c += m) {
+        m = n - c < piece ? n - c : piece;
         if (so_stopped(poll)) return SO_CHECK_STOPPED;
-        pos = form->elems(o, os, size, idx + c * isz, u + c * form->us, m);
+        pos = apply(form, o, os, size, idx + c * isz, u + c * form->us, m);
         if (pos >= 0) return c + pos;
     }
     return -1;
@@ -171,8 +159,8 @@ one_pass(const so_args *a, const so_direct_form *form, const so_mean_indexed *me
     so_direct_one_pass++;
     poll = a->nupd >= SO_GIL_RELEASE_MIN ? so_unlock(&u) : NULL;
     if (mean != NULL) mean->start(PyArray_BYTES(data), PyArray_STRIDE(data, 0), size, pairs);
-    pos = checked_pieces(form, o, os, size, PyArray_BYTES(a->idx), PyArray_ITEMSIZE(a->idx),
-                         PyArray_BYTES(a->upd), poll);
+    pos = run_pieces(form, o, os, size, PyArray_BYTES(a->idx), PyArray_ITEMSIZE(a->idx),
+                     PyArray_BYTES(a->upd), poll);
     if (pos == -1 && mean != NULL && (out == NULL || out == data)) {
         /* the division, into the fresh result or into data itself */
         PyArrayObject *dst = out == NULL ? work : out;
@@ -269,8 +257,8 @@ so_call_direct(const so_args *a, int nthreads, int *done)
     poll = large ? so_unlock(&u) : NULL;
     /* an index another thread rewrote after the check stops the element loop
      * there: every write stays inside out (the result is then unspecified) */
-    run_pieces(&form, PyArray_BYTES(work), PyArray_STRIDE(work, 0), size, PyArray_BYTES(a->idx),
-               PyArray_ITEMSIZE(a->idx), PyArray_BYTES(a->upd), poll);
+    (void)run_pieces(&form, PyArray_BYTES(work), PyArray_STRIDE(work, 0), size,
+                     PyArray_BYTES(a->idx), PyArray_ITEMSIZE(a->idx), PyArray_BYTES(a->upd), poll);
     if (large) rc = so_relock(&u);
     if (rc < 0) {
         /* stopped: the updates of the pieces before applied */
