@@ -176,7 +176,13 @@ choose_split(const so_plan *p, const so_kernel *kn, int *nthreads_io)
 }
 
 /* The kind of job (so_run_tasks_report) of a split: its strategy, where out
- * lives and the power of two of its work. */
+ * lives (the bytes it spans) and the power of two of its work. */
+static int
+job_kind(int owned, npy_intp bytes, npy_intp work)
+{
+    return (owned * 3 + out_place(bytes)) * 64 + so_log2(work);
+}
+
 static int
 kind_of_call(const so_plan *p, int dim)
 {
@@ -184,16 +190,15 @@ kind_of_call(const so_plan *p, int dim)
     int d;
     for (d = 0; d < p->gnd; d++) work *= p->gshape[d];
     for (d = 0; d < p->bnd; d++) work *= p->bshape[d];
-    return ((dim == SO_SPLIT_OWNED) * 3 + out_place(out_bytes(p))) * 64 + so_log2(work);
+    return job_kind(dim == SO_SPLIT_OWNED, out_bytes(p), work);
 }
 
 int
 so_direct_form_backs_off(npy_intp size, npy_intp stride, npy_intp nupd)
 {
-    /* kind_of_call of the owned split of such a call: its out spans
-     * (size - 1) strides, its work is nupd single elements */
-    npy_intp bytes = 1 + span(size, stride);
-    return so_backing_off((3 + out_place(bytes)) * 64 + so_log2(nupd));
+    /* the owned split of such a call: out spans (size - 1) strides (as
+     * out_bytes counts it), its work is nupd single elements */
+    return so_backing_off(job_kind(1, 1 + span(size, stride), nupd));
 }
 
 int
