@@ -1,4 +1,4 @@
-"""The direct form's one pass (py/direct.c): where what the element loop writes can be
+"""The direct form's one pass (py/direct.c): where what the element or row loop writes can be
 dropped -- a fresh result, a mean's scratch pairs, a scratch copy of an ``out`` in L2 that is
 small next to the updates -- the loop is the only reader of the indices: it tests each one as
 it reads it (kernels/indexed.c) and the call drops its writes at the first bad one.
@@ -169,3 +169,100 @@ def test_which_calls_read_the_indices_once(one_thread, rewrite, idx_dtype, case)
         assert not data.any()
     else:
         assert so.scatter_elements(data, idx, upd, 0, **kw) is data
+
+
+# ---- rows: scatter_update and scatter_nd of rows of contiguous elements out of place -------
+# The row loop (kernels/rows.c) tests each index as it reads it too: out of place it is the
+# only reader of the indices, into out the whole check runs first.
+
+ROW_N = 20_000      # the GIL released, several pieces of the loop for the narrow rows
+
+
+def _row_call(func, data, idx, upd, red, **kw):
+    ix = idx if func == "scatter_update" else idx[:, None]
+    return getattr(so, func)(data, ix, upd, reduction=red, **kw)
+
+
+ROW_SHAPES = [(1, "float32"), (2, "float64"), (4, "float32"), (8, "float32"), (8, "int16"),
+              (16, "float32"), (64, "float32"), (3, "complex64")]
+
+
+def _rows_expected(data, idx, upd, red):
+    ref = data.copy()
+    if red == "none":           # the last update of each row wins, as in C order
+        last = idx.size - 1 - np.unique(idx[::-1], return_index=True)[1]
+        ref[idx[last]] = upd[last]
+    else:
+        UFUNC[red].at(ref, idx, upd)
+    return ref
+
+
+@pytest.mark.parametrize("func", ["scatter_update", "scatter_nd"])
+@pytest.mark.parametrize("idx_dtype", ["int8", "int32", "int64", "uint16", "uint64"])
+@pytest.mark.parametrize("f,dtype,red", [(f, d, r) for f, d in ROW_SHAPES
+                                         for r in ("add", "max", "none")
+                                         if not (r == "max" and d == "complex64")])
+def test_rows_one_pass_matches_ufunc_at(one_thread, func, idx_dtype, f, dtype, red):
+    rng = np.random.default_rng(3)
+    size = 100
+    idx = _indices(idx_dtype, n=ROW_N, size=size, seed=4)
+    data = (rng.standard_normal((size, f)) * 8).astype(dtype)
+    upd = (rng.standard_normal((ROW_N, f)) * 8).astype(dtype)
+    keep = data.copy()
+    before = _core.direct_one_pass(), _core.rows_direct_calls()
+    got = _row_call(func, data, idx, upd, red)
+    assert (_core.direct_one_pass() - before[0], _core.rows_direct_calls() - before[1]) == (1, 1)
+    ix = idx.astype(np.intp)
+    np.testing.assert_array_equal(_bits(got), _bits(_rows_expected(data, ix % size, upd, red)))
+    np.testing.assert_array_equal(_bits(data), _bits(keep))
+
+
+def _row_message(func, data, idx, upd, **kw):
+    with pytest.raises(IndexError) as e:
+        _row_call(func, data, idx, upd, "add", **kw)
+    return str(e.value)
+
+
+@pytest.mark.parametrize("func", ["scatter_update", "scatter_nd"])
+@pytest.mark.parametrize("idx_dtype", ["int8", "int64", "uint32"])
+@pytest.mark.parametrize("pos", [0, ROW_N // 2 + 3, ROW_N - 1])
+@pytest.mark.parametrize("f", [1, 8, 64])
+def test_a_bad_row_index_out_of_place_writes_nothing_and_says_where(one_thread, func, idx_dtype,
+                                                                    pos, f):
+    size = 100
+    idx = _indices(idx_dtype, n=ROW_N, size=size, seed=5)
+    idx[pos] = 127 if idx_dtype == "int8" else 10**6
+    data = np.arange(size * f, dtype=np.float32).reshape(size, f)
+    keep = data.copy()
+    upd = np.ones((ROW_N, f), np.float32)
+    before = _core.direct_one_pass()
+    fresh = _row_message(func, data, idx, upd)
+    assert _core.direct_one_pass() == before + 1          # the one pass found it
+    where = f"indices[{pos}]" if func == "scatter_update" else f"indices[{pos}, 0]"
+    assert fresh == (f"{func}: {where} = {idx[pos]} is out of bounds for axis 0 of data with "
+                     f"size {size} (valid: -{size} <= index < {size})")
+    # the same words as the whole check's, which runs first into out
+    out = data.copy()
+    assert _row_message(func, data, idx, upd, out=out) == fresh
+    np.testing.assert_array_equal(_bits(out), _bits(keep))
+    np.testing.assert_array_equal(_bits(data), _bits(keep))
+
+
+@pytest.mark.parametrize("func", ["scatter_update", "scatter_nd"])
+@pytest.mark.parametrize("where", ["fresh", "in place"])
+def test_which_row_calls_read_the_indices_once(one_thread, rewrite, func, where):
+    """As above for rows: out of place the row loop is the only reader of the indices and
+    raises at the rewritten value, writing nothing; into out the check ran first and the loop
+    stops at the rewritten value, every write inside out."""
+    size = 100
+    idx = _indices("int64", n=ROW_N, size=size, seed=6)
+    data = np.zeros((size, 8), np.float32)
+    upd = np.ones((ROW_N, 8), np.float32)
+    kw = {"out": data} if where == "in place" else {}
+    rewrite(10**9)
+    if where == "fresh":
+        with pytest.raises(IndexError):
+            _row_call(func, data, idx, upd, "add", **kw)
+        assert not data.any()
+    else:
+        assert _row_call(func, data, idx, upd, "add", **kw) is data

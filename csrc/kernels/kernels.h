@@ -88,15 +88,16 @@ typedef struct {
 #define SO_MEAN_INDEXED_MAX ((npy_intp)0x7fffffff)
 const so_mean_indexed *so_mean_indexed_kernel(PyArray_Descr *d);
 /* rows.c: rows(o, ros, size, idx, u, us, n, f): for i < n, with j = idx[i] read
- * in index type itype (wrapped and clamped into [0, size)), the f contiguous
- * elements at o + j*ros take f(o[j*ros + k], u[i*us + k]) for k < f, in order;
+ * in index type itype (a negative one wrapped), the f contiguous elements at
+ * o + j*ros take f(o[j*ros + k], u[i*us + k]) for k < f, in order; an index
+ * outside [-size, size) stops the loop there: it returns that i (-1: none).
  * idx contiguous, idx, u and o aligned.  so_rows_kernel: the loop for (dtype,
  * op, itype) -- op "none" for any dtype without references, by item size (1, 2,
  * 4, 8, 16; the caller sees that o, u, ros and us suit a word of that size,
  * up to 8 bytes) --, or NULL (float16 and bool but under "none", byte-swapped
  * and generic dtypes). */
-typedef void (*so_rows_fn)(char *o, npy_intp ros, npy_intp size, const char *idx,
-                           const char *u, npy_intp us, npy_intp n, npy_intp f);
+typedef npy_intp (*so_rows_fn)(char *o, npy_intp ros, npy_intp size, const char *idx,
+                               const char *u, npy_intp us, npy_intp n, npy_intp f);
 so_rows_fn so_rows_kernel(PyArray_Descr *d, int op, int itype);
 
 /* mean.c: the division that finishes a mean, for the real typed dtypes:

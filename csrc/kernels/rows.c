@@ -12,9 +12,12 @@
  * 8), any other f a counted loop (which the compiler vectorises).  Rows of at
  * least SO_ROWS_AHEAD_ROW bytes into an out larger than a core's L2 have the
  * destination row of index i + SO_ROWS_AHEAD prefetched: random rows there
- * miss every cache.  As in indexed.c, the caller has checked every index
- * value, and each is still wrapped and clamped into [0, size) as it is read
- * (ops.h's SO_IX_CLAMP).
+ * miss every cache.  As in indexed.c's element loops, each index is wrapped
+ * and tested as it is read (ops.h's SO_IX_WRAP and SO_IX_OUTSIDE): the first
+ * outside [-size, size) ends the loop, which returns its position (-1: every
+ * row applied).  So a loop into memory its caller can drop (a fresh result)
+ * is the only reader of its indices, and a loop whose indices were checked
+ * before still writes only inside out if another thread rewrote one since.
  */
 #include "kernels/ops.h"
 
@@ -28,15 +31,19 @@ ASSIGN_OP(b32, npy_uint32)
 ASSIGN_OP(b64, npy_uint64)
 ASSIGN_OP(b128, so_b128)
 
-/* every row i < n through the operation NAME_OP, with F elements a row */
+/* every row i < n through the operation NAME_OP, with F elements a row; an
+ * index outside out ends the loop, which returns its position */
 #define ROW_LOOP(NAME, OP, T, S, F)                                                   \
     for (i = 0; i < n; i++) {                                                         \
-        T *r = (T *)(void *)(o + SO_IX_CLAMP_##S(ix[i], size) * ros);                 \
+        npy_intp j = SO_IX_WRAP_##S(ix[i], size);                                     \
+        T *r;                                                                         \
+        if (SO_IX_OUTSIDE(j, size)) return i;                                         \
+        r = (T *)(void *)(o + j * ros);                                               \
         const T *s = (const T *)(const void *)(u + i * us);                           \
         npy_intp k;                                                                   \
         for (k = 0; k < (F); k++) r[k] = NAME##_##OP(r[k], s[k]);                     \
     }                                                                                 \
-    return;
+    return -1;
 
 /* the same through local copies of the row and the update, which the compiler
  * knows apart and vectorises as a whole (F = 4 and 8: 1e6 float32 rows of 4,
@@ -46,15 +53,17 @@ ASSIGN_OP(b128, so_b128)
  * constant of the plain loop too, 5.2 ns a row against 16) */
 #define ROW_LOOP_COPIED(NAME, OP, T, S, F)                                            \
     for (i = 0; i < n; i++) {                                                         \
-        char *r = o + SO_IX_CLAMP_##S(ix[i], size) * ros;                             \
+        npy_intp j = SO_IX_WRAP_##S(ix[i], size);                                     \
+        char *r = o + j * ros;                                                        \
         T x[F], y[F];                                                                 \
         npy_intp k;                                                                   \
+        if (SO_IX_OUTSIDE(j, size)) return i;                                         \
         memcpy(x, r, sizeof x);                                                       \
         memcpy(y, u + i * us, sizeof y);                                              \
         for (k = 0; k < (F); k++) x[k] = NAME##_##OP(x[k], y[k]);                     \
         memcpy(r, x, sizeof x);                                                       \
     }                                                                                 \
-    return;
+    return -1;
 
 /* Prefetching the row SO_ROWS_AHEAD rows ahead, every cache line of it, for
  * writing (benchmarks/cmodel/rows_model.c, float32 into (1e5, F), ns a row:
@@ -69,23 +78,25 @@ ASSIGN_OP(b128, so_b128)
  * prefetch; not a loop-invariant test, which the compiler would split into two loops) */
 #define ROW_LOOP_AHEAD(NAME, OP, T, S, F, lim)                                        \
     for (i = 0; i < n; i++) {                                                         \
-        T *r = (T *)(void *)(o + SO_IX_CLAMP_##S(ix[i], size) * ros);                 \
+        npy_intp j = SO_IX_WRAP_##S(ix[i], size);                                     \
+        T *r = (T *)(void *)(o + j * ros);                                            \
         const T *s = (const T *)(const void *)(u + i * us);                           \
         npy_intp k;                                                                   \
+        if (SO_IX_OUTSIDE(j, size)) return i;                                         \
         if (i < (lim)) {                                                              \
             const char *p = o + SO_IX_CLAMP_##S(ix[i + SO_ROWS_AHEAD], size) * ros;   \
             for (k = 0; k < (F) * (npy_intp)sizeof(T); k += 64) __builtin_prefetch(p + k, 1); \
         }                                                                             \
         for (k = 0; k < (F); k++) r[k] = NAME##_##OP(r[k], s[k]);                     \
     }                                                                                 \
-    return;
+    return -1;
 
 /* ROW_LOOP_COPIED for one F as a function of its own, never inlined: inline
  * beside more loops (a copied row of 16 tried), the compiler kept the local
  * copies on the stack (rows of 8 float32: 2.4 -> 3.0 ms for 5e5 rows into
  * (1e5, 8)) */
 #define ROWS_COPIED(NAME, T, OP, IN, IT, S, F)                                        \
-__attribute__((noinline)) static void                                                 \
+__attribute__((noinline)) static npy_intp                                             \
 NAME##_##OP##_rows##F##_by_##IN(char *restrict o, npy_intp ros, npy_intp size,        \
                                 const IT *restrict ix, const char *restrict u,        \
                                 npy_intp us, npy_intp n)                              \
@@ -97,7 +108,7 @@ NAME##_##OP##_rows##F##_by_##IN(char *restrict o, npy_intp ros, npy_intp size,  
 #define ROWS(NAME, T, OP, IN, IT, S)                                                  \
 ROWS_COPIED(NAME, T, OP, IN, IT, S, 4)                                                \
 ROWS_COPIED(NAME, T, OP, IN, IT, S, 8)                                                \
-static void                                                                           \
+static npy_intp                                                                       \
 NAME##_##OP##_rows_by_##IN(char *restrict o, npy_intp ros, npy_intp size,             \
                            const char *idx, const char *restrict u, npy_intp us,      \
                            npy_intp n, npy_intp f)                                    \
@@ -109,8 +120,8 @@ NAME##_##OP##_rows_by_##IN(char *restrict o, npy_intp ros, npy_intp size,       
     switch (f) {                                                                      \
         case 1: ROW_LOOP(NAME, OP, T, S, 1)                                           \
         case 2: ROW_LOOP(NAME, OP, T, S, 2)                                           \
-        case 4: NAME##_##OP##_rows4_by_##IN(o, ros, size, ix, u, us, n); return;      \
-        case 8: NAME##_##OP##_rows8_by_##IN(o, ros, size, ix, u, us, n); return;      \
+        case 4: return NAME##_##OP##_rows4_by_##IN(o, ros, size, ix, u, us, n);       \
+        case 8: return NAME##_##OP##_rows8_by_##IN(o, ros, size, ix, u, us, n);       \
         default: ROW_LOOP_AHEAD(NAME, OP, T, S, f, lim)                               \
     }                                                                                 \
 }

@@ -6,19 +6,20 @@
  * memory bandwidth (plan/check_run.c), then one element loop chosen by dtype,
  * reduction and index dtype (kernels/indexed.c; the mean's sums and counts
  * together in scratch pairs, then its division: kernels/mean_indexed.c), or one
- * row loop (kernels/rows.c).  Where what the element loop writes can be
- * dropped -- a fresh result, a mean's scratch pairs, or a scratch copy of an
- * out that is small next to the updates -- the call takes one pass instead: the
- * loop, which tests each index itself, is the only reader of the indices
- * (one_pass, below).  It writes what the plain walk in C order writes, and
+ * row loop (kernels/rows.c).  Where what the loop writes can be dropped -- a
+ * fresh result, a mean's scratch pairs, or a scratch copy of an out that is
+ * small next to the updates (element loops only) -- the call takes one pass
+ * instead: the loop, which tests each index itself, is the only reader of the
+ * indices (one_pass, below).  It writes what the plain walk in C order writes, and
  * nothing on a bad index.
  */
 #include "py/py.h"
 
 unsigned long so_direct_calls, so_direct_means, so_direct_one_pass;
 
-/* One pass over the indices: the element loop tests each index as it reads it
- * (kernels/indexed.c: it stops at the first bad one and returns its position),
+/* One pass over the indices: the element and row loops test each index as they
+ * read it (kernels/indexed.c, kernels/rows.c: they stop at the first bad one
+ * and return its position),
  * where a whole check first would read them twice.  The loop then writes before
  * every index is known good, so it writes where that can be dropped: out of
  * place the fresh result; for a mean its scratch pairs (out is written only by
@@ -98,8 +99,7 @@ apply(const so_direct_form *form, char *o, npy_intp os, npy_intp size, const cha
       const char *u, npy_intp n)
 {
     if (form->rows == NULL) return form->elems(o, os, size, idx, u, n);
-    form->rows(o, os, size, idx, u, form->us, n, form->f);     /* checked first */
-    return -1;
+    return form->rows(o, os, size, idx, u, form->us, n, form->f);
 }
 
 /* The loop on the whole run into o (step os), in pieces of about SO_PIECE
@@ -155,7 +155,7 @@ one_pass(const so_args *a, const so_direct_form *form, const so_mean_indexed *me
         os = PyArray_STRIDE(work, 0);
     }
     so_test_rewrite(a->idx);
-    so_direct_calls++;
+    so_direct_calls += form->elems != NULL;
     so_direct_one_pass++;
     poll = a->nupd >= SO_GIL_RELEASE_MIN ? so_unlock(&u) : NULL;
     if (mean != NULL) mean->start(PyArray_BYTES(data), PyArray_STRIDE(data, 0), size, pairs);
@@ -224,7 +224,8 @@ so_call_direct(const so_args *a, int nthreads, int *done)
     }
     *done = form.elems != NULL || so_direct_rows(a, nthreads, &form);
     if (!*done) return NULL;
-    if (form.elems != NULL && (out == NULL || mean != NULL || scratch_pays(a, form.n, size))) {
+    if ((form.elems != NULL && (out == NULL || mean != NULL || scratch_pays(a, form.n, size))) ||
+            (form.rows != NULL && out == NULL)) {
         return one_pass(a, &form, mean, nthreads);
     }
     /* else the whole check first, at memory bandwidth, then the loop into out */
@@ -255,8 +256,8 @@ so_call_direct(const so_args *a, int nthreads, int *done)
         Py_INCREF(work);
     }
     poll = large ? so_unlock(&u) : NULL;
-    /* an index another thread rewrote after the check stops the element loop
-     * there: every write stays inside out (the result is then unspecified) */
+    /* an index another thread rewrote after the check stops the loop there:
+     * every write stays inside out (the result is then unspecified) */
     (void)run_pieces(&form, PyArray_BYTES(work), PyArray_STRIDE(work, 0), size,
                      PyArray_BYTES(a->idx), PyArray_ITEMSIZE(a->idx), PyArray_BYTES(a->upd), poll);
     if (large) rc = so_relock(&u);
