@@ -119,6 +119,17 @@ run_pieces(const so_direct_form *form, char *o, npy_intp os, npy_intp size, cons
     return -1;
 }
 
+/* The IndexError for the bad index at position pos of the loop's run: on rows
+ * of scatter_elements' expanded index, row pos of the index (its element
+ * (pos, 0, ...); only an index rewritten after py/rows.c checked the column
+ * gets here). */
+static void
+index_error(const so_args *a, const so_direct_form *form, npy_intp pos)
+{
+    if (form->rows != NULL && a->kind == SO_ELEMENTS && form->n > 0) pos *= a->nidx / form->n;
+    so_args_index_error(a, pos);
+}
+
 /* The call in one pass (see ONE_PASS_MIN): the result, or NULL raised.
  * Stopped or on a bad index, nothing was written to out.  so_test_rewrite runs
  * where the separate check would have ended, before the loop: the tests tell by
@@ -168,7 +179,7 @@ one_pass(const so_args *a, const so_direct_form *form, const so_mean_indexed *me
         divided = out != NULL;
     }
     if (poll != NULL) rc = so_relock(&u);
-    if (rc == 0 && pos >= 0) so_args_index_error(a, pos);
+    if (rc == 0 && pos >= 0) index_error(a, form, pos);
     if (rc < 0 || pos >= 0) {
         /* stopped or a bad index: out untouched, unless the stop came after
          * the division in place (the whole result then stands) */
@@ -238,7 +249,7 @@ so_call_direct(const so_args *a, int nthreads, int *done)
         pos = so_first_bad_run(PyArray_BYTES(a->idx), form.itype, form.n, size, NULL);
     }
     if (pos >= 0) {
-        so_args_index_error(a, pos);
+        index_error(a, &form, pos);
         return NULL;
     }
     so_test_rewrite(a->idx);
