@@ -263,13 +263,12 @@ so_run_row_owned(const so_plan *p, const so_walk *w, const so_kernel *kn, char *
     const npy_intp lo = w->own_lo, span = w->own_hi - w->own_lo;
     const npy_intp bb = small_block_bytes(p), ub = bb / (p->bs_out[0] ? p->bs_out[0] : 1) * p->bs_upd[0];
     const int list = p->bnd == 0 && m == NULL && kn->list != NULL;
-    /* a thread that owns a third of the values or more prefetches every update
-     * row in order, its own and the others': the hardware prefetcher pulls in
-     * the others' rows between its own anyway, and a stream with no gaps goes
-     * faster.  Bare C, 1e6 rows of 256 B, 2 threads: reading the owned rows
-     * 12.8-14.8 ms, reading all of them 8.8-12.9 ms; graph add and max in the
-     * library, 8 alternations: 58.9 -> 54.6 and 60.1 -> 54.0 ms (medians) */
-    const int seq = gsu > 0 && 3 * span >= p->isize[0];
+    /* Each thread prefetches only its own update rows.  Prefetching every
+     * update row in order, the others' too (a stream with no gaps, for a thread
+     * that owns a third of the values or more), had won on a loaded machine
+     * (graph add, 58.9 -> 54.6 ms); on a quiet one it lost: 1e6 rows of 64
+     * float32 into (1e5, 64) on 2 threads, 27.6 -> 23.0 ms without it, 62500
+     * rows 2.04 -> 1.90 ms (docs/performance.md). */
     npy_intp c0, c1, i, q, cnt, b;
     int j;
     for (c0 = 0; c0 < n; c0 = c1) {
@@ -305,7 +304,6 @@ so_run_row_owned(const so_plan *p, const so_walk *w, const so_kernel *kn, char *
             kn->list(o, u, oo, uo, cnt, kn->itemsize);
             continue;
         }
-        npy_intp pfo = c0 * gsu;         /* the next update row to prefetch in order */
         for (q = 0; q < cnt; q++) {
             if (q + SO_OWN_AHEAD < cnt) {
                 const char *fo = o + oo[q + SO_OWN_AHEAD];
@@ -316,14 +314,7 @@ so_run_row_owned(const so_plan *p, const so_walk *w, const so_kernel *kn, char *
                     /* the update rows are read once: into L2 only (prefetcht2), which
                      * leaves L1's few fill buffers to out's rows (graph add, 2 threads:
                      * 26.2 -> 25.2 ms; into L1 as well: the prefetches stall) */
-                    if (seq) {
-                        for (; pfo <= uo[q + SO_OWN_AHEAD]; pfo += gsu) {
-                            for (b = 0; b < ub; b += 64) __builtin_prefetch(u + pfo + b, 0, 1);
-                        }
-                    }
-                    else {
-                        for (b = 0; b < ub; b += 64) __builtin_prefetch(fu + b, 0, 1);
-                    }
+                    for (b = 0; b < ub; b += 64) __builtin_prefetch(fu + b, 0, 1);
                 }
             }
             if (bb > 0 && m == NULL) {
