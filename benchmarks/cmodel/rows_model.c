@@ -14,6 +14,9 @@
  *   pf-D       plain, with every cache line of the row ix[i + D] prefetched for
  *              writing first (D = 4, 8, 16, 32 rows ahead)
  *   copied-pf-8  copied, with pf-8's prefetch (c-pf-8-sse2: the same for x86-64)
+ *   compact-2t two threads, each owning half of out's rows: block by block of indices
+ *              it compacts the positions of its own rows without a branch, then applies
+ *              them (local copies up to 64-byte rows, else pf-8's prefetch)
  *   owned-2t   two threads, each applying the rows whose destination is in its half
  *              of out (reading every index), with pf-8's prefetch of its own rows
  *   -sse2      the same compiled for baseline x86-64 (as the package is built)
@@ -103,6 +106,52 @@ owned##F(void *arg)                                                             
 }
 OWNED(8) OWNED(16) OWNED(32) OWNED(64)
 
+/* the same ownership, with the branch moved out of the row loop: thread t
+ * compacts, block by block of CBLOCK indices, the positions whose destination
+ * is its own (branch-free: every position is stored, the count moves when it
+ * is owned), then applies those rows in order (local copies for rows of up to
+ * 64 bytes, else the plain loop with pf-8's prefetch) */
+#define CBLOCK 4096
+#define COMPACT(F)                                                                \
+static void                                                                       \
+compact##F(void *arg)                                                             \
+{                                                                                 \
+    owned_share *t = arg;                                                         \
+    float *restrict o = t->o;                                                     \
+    const int64_t *restrict ix = t->ix;                                           \
+    const float *restrict u = t->u;                                               \
+    int64_t n = t->n, size = t->size, lo = t->lo, span = t->hi - t->lo;           \
+    int32_t pos[CBLOCK];                                                          \
+    int64_t jj[CBLOCK];                                                           \
+    for (int64_t b = 0; b < n; b += CBLOCK) {                                     \
+        int64_t e = b + CBLOCK < n ? b + CBLOCK : n, c = 0;                       \
+        for (int64_t i = b; i < e; i++) {                                         \
+            int64_t j = clamp(ix[i], size);                                       \
+            pos[c] = (int32_t)(i - b);                                            \
+            jj[c] = j;                                                            \
+            c += (uint64_t)(j - lo) < (uint64_t)span;                             \
+        }                                                                         \
+        for (int64_t k = 0; k < c; k++) {                                         \
+            if ((F) * 4 >= 128 && k + 8 < c) {                                    \
+                const char *p = (const char *)(o + jj[k + 8] * (F));              \
+                for (int64_t q = 0; q < (F) * 4; q += 64) __builtin_prefetch(p + q, 1); \
+            }                                                                     \
+            float *r = o + jj[k] * (F);                                           \
+            const float *s = u + (b + pos[k]) * (F);                              \
+            if ((F) * 4 <= 64) {                                                  \
+                float x[F], y[F];                                                 \
+                memcpy(x, r, sizeof x);                                           \
+                memcpy(y, s, sizeof y);                                           \
+                for (int q = 0; q < (F); q++) x[q] += y[q];                       \
+                memcpy(r, x, sizeof x);                                           \
+            } else {                                                              \
+                for (int q = 0; q < (F); q++) r[q] += s[q];                       \
+            }                                                                     \
+        }                                                                         \
+    }                                                                             \
+}
+COMPACT(8) COMPACT(16) COMPACT(32) COMPACT(64)
+
 static void *
 owned_main(void *arg)
 {
@@ -131,11 +180,11 @@ typedef void (*copied_fn)(float *restrict, const int64_t *restrict, const float 
                           int64_t, int64_t, int64_t);
 
 /* the variants, by row of the table: plain or copied loop, native or SSE2, prefetch distance */
-#define NV 13
+#define NV 14
 static const char *const names[NV] = {"plain", "copied", "pf-4", "pf-8", "pf-16", "pf-32",
                                       "plain-sse2", "copied-sse2", "pf-8-sse2", "copied-pf-8",
-                                      "c-pf-8-sse2", "owned-2t", "copy"};
-static const int64_t dist[NV] = {0, 0, 4, 8, 16, 32, 0, 0, 8, 8, 8, 8, 0};
+                                      "c-pf-8-sse2", "compact-2t", "owned-2t", "copy"};
+static const int64_t dist[NV] = {0, 0, 4, 8, 16, 32, 0, 0, 8, 8, 8, 8, 8, 0};
 
 int
 main(int argc, char **argv)
@@ -147,6 +196,7 @@ main(int argc, char **argv)
     static const plain_fn plain[2][4] = {{plain8, plain16, plain32, plain64},
                                          {plain8_sse2, plain16_sse2, plain32_sse2, plain64_sse2}};
     static void (*const owned[4])(void *) = {owned8, owned16, owned32, owned64};
+    static void (*const compact[4])(void *) = {compact8, compact16, compact32, compact64};
     static const copied_fn copied[2][4] = {
         {copied8, copied16, copied32, copied64},
         {copied8_sse2, copied16_sse2, copied32_sse2, copied64_sse2}};
@@ -173,6 +223,7 @@ main(int argc, char **argv)
                 if (v == 1 || v == 7 || v == 9 || v == 10) copied[sse][c](o, ix, u, n, size, dist[v]);
                 else if (v == NV - 1) memcpy(o2, o, (size_t)(size * f) * 4);
                 else if (v == NV - 2) owned_2t(owned[c], o, ix, u, n, size, dist[v]);
+                else if (v == NV - 3) owned_2t(compact[c], o, ix, u, n, size, dist[v]);
                 else plain[sse][c](o, ix, u, n, size, dist[v]);
                 t[v * reps + r] = now() - t0;
             }
