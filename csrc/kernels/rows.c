@@ -15,9 +15,11 @@
  * miss every cache.  As in indexed.c's element loops, each index is wrapped
  * and tested as it is read (ops.h's SO_IX_WRAP and SO_IX_OUTSIDE): the first
  * outside [-size, size) ends the loop, which returns its position (-1: every
- * row applied).  So a loop into memory its caller can drop (a fresh result)
- * is the only reader of its indices, and a loop whose indices were checked
- * before still writes only inside out if another thread rewrote one since.
+ * row applied); a row's address is formed only from an index inside (one from
+ * an index outside could overflow).  So a loop into memory its caller can
+ * drop (a fresh result) is the only reader of its indices, and a loop whose
+ * indices were checked before still writes only inside out if another thread
+ * rewrote one since.
  */
 #include "kernels/ops.h"
 
@@ -54,10 +56,11 @@ ASSIGN_OP(b128, so_b128)
 #define ROW_LOOP_COPIED(NAME, OP, T, S, F)                                            \
     for (i = 0; i < n; i++) {                                                         \
         npy_intp j = SO_IX_WRAP_##S(ix[i], size);                                     \
-        char *r = o + j * ros;                                                        \
+        char *r;                                                                      \
         T x[F], y[F];                                                                 \
         npy_intp k;                                                                   \
         if (SO_IX_OUTSIDE(j, size)) return i;                                         \
+        r = o + j * ros;                                                              \
         memcpy(x, r, sizeof x);                                                       \
         memcpy(y, u + i * us, sizeof y);                                              \
         for (k = 0; k < (F); k++) x[k] = NAME##_##OP(x[k], y[k]);                     \
@@ -79,10 +82,11 @@ ASSIGN_OP(b128, so_b128)
 #define ROW_LOOP_AHEAD(NAME, OP, T, S, F, lim)                                        \
     for (i = 0; i < n; i++) {                                                         \
         npy_intp j = SO_IX_WRAP_##S(ix[i], size);                                     \
-        T *r = (T *)(void *)(o + j * ros);                                            \
+        T *r;                                                                         \
         const T *s = (const T *)(const void *)(u + i * us);                           \
         npy_intp k;                                                                   \
         if (SO_IX_OUTSIDE(j, size)) return i;                                         \
+        r = (T *)(void *)(o + j * ros);                                               \
         if (i < (lim)) {                                                              \
             const char *p = o + SO_IX_CLAMP_##S(ix[i + SO_ROWS_AHEAD], size) * ros;   \
             for (k = 0; k < (F) * (npy_intp)sizeof(T); k += 64) __builtin_prefetch(p + k, 1); \
