@@ -88,18 +88,18 @@ NAME##_##OP##_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,    
                     if (SO_IX_OUTSIDE(j, size)) return i;                             \
                     __builtin_prefetch(                                               \
                         op + SO_IX_CLAMP_##S(ix[i + PREFETCH_AHEAD], size), 0, 1);    \
-                    op[j] = NAME##_##OP(op[j], up[i]);                                \
+                    op[j] = SO_OP1(NAME, OP)(op[j], up[i]);                           \
                 }                                                                     \
                 for (; i < e; i++) {                                                  \
                     npy_intp j = SO_IX_WRAP_##S(ix[i], size);                         \
                     if (SO_IX_OUTSIDE(j, size)) return i;                             \
-                    op[j] = NAME##_##OP(op[j], up[i]);                                \
+                    op[j] = SO_OP1(NAME, OP)(op[j], up[i]);                           \
                 }                                                                     \
                 continue;                                                             \
             }                                                                         \
             prev = SO_IX_WRAP_##S(ix[c], size);                                       \
             if (SO_IX_OUTSIDE(prev, size)) return c;                                  \
-            acc = NAME##_##OP(op[prev], up[c]);                                       \
+            acc = SO_OP1(NAME, OP)(op[prev], up[c]);                                  \
             for (i = c + 1; i < e; i++) {                                             \
                 npy_intp j = SO_IX_WRAP_##S(ix[i], size);                             \
                 if (SO_IX_OUTSIDE(j, size)) {                                         \
@@ -107,11 +107,11 @@ NAME##_##OP##_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,    
                     return i;                                                         \
                 }                                                                     \
                 if (j == prev) {                                                      \
-                    acc = NAME##_##OP(acc, up[i]);                                    \
+                    acc = SO_OP1(NAME, OP)(acc, up[i]);                               \
                 }                                                                     \
                 else {                                                                \
                     op[prev] = acc;                                                   \
-                    acc = NAME##_##OP(op[j], up[i]);                                  \
+                    acc = SO_OP1(NAME, OP)(op[j], up[i]);                             \
                     prev = j;                                                         \
                 }                                                                     \
             }                                                                         \
@@ -124,7 +124,7 @@ NAME##_##OP##_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,    
         T *p;                                                                         \
         if (SO_IX_OUTSIDE(j, size)) return i;                                         \
         p = (T *)(void *)(o + j * aos);                                               \
-        *p = NAME##_##OP(*p, up[i]);                                                  \
+        *p = SO_OP1(NAME, OP)(*p, up[i]);                                             \
     }                                                                                 \
     return -1;                                                                        \
 }

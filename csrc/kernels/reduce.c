@@ -15,7 +15,7 @@
 
 #define DEFINE_KERNELS_ATTR(NAME, T, OP, ATTR)                                        \
 ATTR static void                                                                      \
-NAME##_##OP##_block(char *o, npy_intp os, const char *u, npy_intp us, npy_intp n,    \
+NAME##_##OP##_block(char *o, npy_intp os, const char *u, npy_intp us, npy_intp n,     \
                     npy_intp isz)                                                     \
 {                                                                                     \
     npy_intp i;                                                                       \
@@ -24,7 +24,7 @@ NAME##_##OP##_block(char *o, npy_intp os, const char *u, npy_intp us, npy_intp n
         for (i = 0; i < n; i++) {                                                     \
             memcpy(&x, o + i * sizeof(T), sizeof(T));                                 \
             memcpy(&y, u + i * sizeof(T), sizeof(T));                                 \
-            x = NAME##_##OP(x, y);                                                    \
+            x = SO_OPV(NAME, OP)(x, y);                                               \
             memcpy(o + i * sizeof(T), &x, sizeof(T));                                 \
         }                                                                             \
         return;                                                                       \
@@ -32,12 +32,12 @@ NAME##_##OP##_block(char *o, npy_intp os, const char *u, npy_intp us, npy_intp n
     for (i = 0; i < n; i++) {                                                         \
         memcpy(&x, o + i * os, sizeof(T));                                            \
         memcpy(&y, u + i * us, sizeof(T));                                            \
-        x = NAME##_##OP(x, y);                                                        \
+        x = SO_OP1(NAME, OP)(x, y);                                                   \
         memcpy(o + i * os, &x, sizeof(T));                                            \
     }                                                                                 \
 }                                                                                     \
 ATTR static void                                                                      \
-NAME##_##OP##_elem(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp size,\
+NAME##_##OP##_elem(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp size, \
                    npy_intp aos, const char *u, npy_intp us, npy_intp n, npy_intp isz)\
 {                                                                                     \
     npy_intp i;                                                                       \
@@ -46,19 +46,19 @@ NAME##_##OP##_elem(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp 
             size * (aos < 0 ? -aos : aos) <= SO_CACHED_BYTES) {                       \
         /* scattered elements into an out that stays in cache: nothing to prefetch */ \
         for (i = 0; i < n; i++) {                                                     \
-            npy_intp j = so_clamp(so_load_intp(idx + i * sizeof(npy_intp)), size);     \
+            npy_intp j = so_clamp(so_load_intp(idx + i * sizeof(npy_intp)), size);    \
             char *p = o + j * aos;                                                    \
             memcpy(&x, p, sizeof(T));                                                 \
             memcpy(&y, u + i * sizeof(T), sizeof(T));                                 \
-            x = NAME##_##OP(x, y);                                                    \
+            x = SO_OP1(NAME, OP)(x, y);                                               \
             memcpy(p, &x, sizeof(T));                                                 \
         }                                                                             \
         return;                                                                       \
     }                                                                                 \
-    if (os == 0 && is == (npy_intp)sizeof(npy_intp) && us == (npy_intp)sizeof(T)) {  \
+    if (os == 0 && is == (npy_intp)sizeof(npy_intp) && us == (npy_intp)sizeof(T)) {   \
         /* a run of scattered elements: indices and updates contiguous */             \
         for (i = 0; i < n; i++) {                                                     \
-            npy_intp j = so_clamp(so_load_intp(idx + i * sizeof(npy_intp)), size);     \
+            npy_intp j = so_clamp(so_load_intp(idx + i * sizeof(npy_intp)), size);    \
             char *p = o + j * aos;                                                    \
             if (i + SO_ELEM_AHEAD < n) {                                              \
                 npy_intp jf = so_load_intp(idx + (i + SO_ELEM_AHEAD) * sizeof(npy_intp)); \
@@ -66,17 +66,17 @@ NAME##_##OP##_elem(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp 
             }                                                                         \
             memcpy(&x, p, sizeof(T));                                                 \
             memcpy(&y, u + i * sizeof(T), sizeof(T));                                 \
-            x = NAME##_##OP(x, y);                                                    \
+            x = SO_OP1(NAME, OP)(x, y);                                               \
             memcpy(p, &x, sizeof(T));                                                 \
         }                                                                             \
         return;                                                                       \
     }                                                                                 \
     for (i = 0; i < n; i++) {                                                         \
-        npy_intp j = so_clamp(so_load_intp(idx + i * is), size);                       \
+        npy_intp j = so_clamp(so_load_intp(idx + i * is), size);                      \
         char *p = o + i * os + j * aos;                                               \
         memcpy(&x, p, sizeof(T));                                                     \
         memcpy(&y, u + i * us, sizeof(T));                                            \
-        x = NAME##_##OP(x, y);                                                        \
+        x = SO_OP1(NAME, OP)(x, y);                                                   \
         memcpy(p, &x, sizeof(T));                                                     \
     }                                                                                 \
 }                                                                                     \
@@ -93,14 +93,14 @@ NAME##_##OP##_first(char *o, npy_intp os, const char *idx, npy_intp is, npy_intp
         memcpy(&y, u + i * us, sizeof(T));                                            \
         if (*mk) {                                                                    \
             memcpy(&x, p, sizeof(T));                                                 \
-            y = NAME##_##OP(x, y);                                                    \
+            y = SO_OP1(NAME, OP)(x, y);                                               \
         }                                                                             \
         *mk = 1;                                                                      \
         memcpy(p, &y, sizeof(T));                                                     \
     }                                                                                 \
 }                                                                                     \
 ATTR static void                                                                      \
-NAME##_##OP##_list(char *o, const char *u, const npy_intp *oo, const npy_intp *uo,   \
+NAME##_##OP##_list(char *o, const char *u, const npy_intp *oo, const npy_intp *uo,    \
                    npy_intp n, npy_intp isz)                                          \
 {                                                                                     \
     npy_intp q;                                                                       \
@@ -110,7 +110,7 @@ NAME##_##OP##_list(char *o, const char *u, const npy_intp *oo, const npy_intp *u
         if (q + SO_LIST_AHEAD < n) __builtin_prefetch(o + oo[q + SO_LIST_AHEAD], 1);  \
         memcpy(&x, p, sizeof(T));                                                     \
         memcpy(&y, u + uo[q], sizeof(T));                                             \
-        x = NAME##_##OP(x, y);                                                        \
+        x = SO_OP1(NAME, OP)(x, y);                                                   \
         memcpy(p, &x, sizeof(T));                                                     \
     }                                                                                 \
 }

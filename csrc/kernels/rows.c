@@ -43,7 +43,7 @@ ASSIGN_OP(b128, so_b128)
         r = (T *)(void *)(o + j * ros);                                               \
         const T *s = (const T *)(const void *)(u + i * us);                           \
         npy_intp k;                                                                   \
-        for (k = 0; k < (F); k++) r[k] = NAME##_##OP(r[k], s[k]);                     \
+        for (k = 0; k < (F); k++) r[k] = SO_OP1(NAME, OP)(r[k], s[k]);                \
     }                                                                                 \
     return -1;
 
@@ -63,7 +63,7 @@ ASSIGN_OP(b128, so_b128)
         r = o + j * ros;                                                              \
         memcpy(x, r, sizeof x);                                                       \
         memcpy(y, u + i * us, sizeof y);                                              \
-        for (k = 0; k < (F); k++) x[k] = NAME##_##OP(x[k], y[k]);                     \
+        for (k = 0; k < (F); k++) x[k] = SO_OPV(NAME, OP)(x[k], y[k]);                \
         memcpy(r, x, sizeof x);                                                       \
     }                                                                                 \
     return -1;
@@ -91,7 +91,7 @@ ASSIGN_OP(b128, so_b128)
             const char *p = o + SO_IX_CLAMP_##S(ix[i + SO_ROWS_AHEAD], size) * ros;   \
             for (k = 0; k < (F) * (npy_intp)sizeof(T); k += 64) __builtin_prefetch(p + k, 1); \
         }                                                                             \
-        for (k = 0; k < (F); k++) r[k] = NAME##_##OP(r[k], s[k]);                     \
+        for (k = 0; k < (F); k++) r[k] = SO_OPV(NAME, OP)(r[k], s[k]);                \
     }                                                                                 \
     return -1;
 
@@ -132,7 +132,7 @@ NAME##_##OP##_rows_by_##IN(char *restrict o, npy_intp ros, npy_intp size,       
 
 /* the loops of one dtype and operation, one per index type, and their row of a table */
 #define ROW_TABLE_ENTRY(NAME, OP) NAME##_##OP##_rows_by_i8, NAME##_##OP##_rows_by_i16,  \
-    NAME##_##OP##_rows_by_i32, NAME##_##OP##_rows_by_i64, NAME##_##OP##_rows_by_u8,    \
+    NAME##_##OP##_rows_by_i32, NAME##_##OP##_rows_by_i64, NAME##_##OP##_rows_by_u8,   \
     NAME##_##OP##_rows_by_u16, NAME##_##OP##_rows_by_u32, NAME##_##OP##_rows_by_u64
 
 #define ROWS_OF(NAME, T, OP)                                                          \
@@ -150,6 +150,92 @@ NAME##_##OP##_rows_by_##IN(char *restrict o, npy_intp ros, npy_intp size,       
         {ROW_TABLE_ENTRY(NAME, mul)}, {ROW_TABLE_ENTRY(NAME, max)},                   \
         {ROW_TABLE_ENTRY(NAME, min)}, {NULL}};
 SO_INDEXED_TYPES(REDUCE_ROWS)
+
+/* The same loops compiled for AVX2, for add, sub and mul of the 4- and 8-byte
+ * integers and floats, chosen at run time (so_rows_kernel): a row of 8 through
+ * a vector of 8 (one 256-bit operation for float32, where the baseline's local
+ * copies take two of 128), rows longer than 8 the baseline's counted loop built
+ * for AVX2, rows of 1, 2 and 4 the baseline's loops themselves.  Element by element the same operations, so the same
+ * bits.  5e5 float32 rows of 8 into (1e5, 8), one thread, in one process: 1.93
+ * -> 1.76 ms. */
+#if SO_X86_VECTOR
+#define VEC_ROWS(NAME, T, OP, IN, IT, S)                                              \
+__attribute__((noinline, target("avx2"))) static npy_intp                             \
+NAME##_##OP##_rows8v_by_##IN(char *restrict o, npy_intp ros, npy_intp size,           \
+                             const IT *restrict ix, const char *restrict u,           \
+                             npy_intp us, npy_intp n)                                 \
+{                                                                                     \
+    npy_intp i;                                                                       \
+    for (i = 0; i < n; i++) {                                                         \
+        npy_intp j = SO_IX_WRAP_##S(ix[i], size);                                     \
+        NAME##_v8 x, y;                                                               \
+        int k;                                                                        \
+        if (SO_IX_OUTSIDE(j, size)) return i;                                         \
+        memcpy(&x, o + j * ros, sizeof x);                                            \
+        memcpy(&y, u + i * us, sizeof y);                                             \
+        for (k = 0; k < 8; k++) x[k] = SO_OPV(NAME, OP)(x[k], y[k]);                  \
+        memcpy(o + j * ros, &x, sizeof x);                                            \
+    }                                                                                 \
+    return -1;                                                                        \
+}                                                                                     \
+__attribute__((target("avx2"))) static npy_intp                                       \
+NAME##_##OP##_rows_avx2_by_##IN(char *restrict o, npy_intp ros, npy_intp size,        \
+                                const char *idx, const char *restrict u, npy_intp us, \
+                                npy_intp n, npy_intp f)                               \
+{                                                                                     \
+    const IT *restrict ix = (const IT *)(const void *)idx;                            \
+    const npy_intp lim = size * ros > SO_ROWS_AHEAD_OUT &&                            \
+                         f * (npy_intp)sizeof(T) >= SO_ROWS_AHEAD_ROW ? n - SO_ROWS_AHEAD : 0; \
+    npy_intp i;                                                                       \
+    switch (f) {                                                                      \
+        case 1: case 2: case 4:                                                       \
+            return NAME##_##OP##_rows_by_##IN(o, ros, size, idx, u, us, n, f);        \
+        case 8: return NAME##_##OP##_rows8v_by_##IN(o, ros, size, ix, u, us, n);      \
+        default: ROW_LOOP_AHEAD(NAME, OP, T, S, f, lim)                               \
+    }                                                                                 \
+}
+
+#define VEC_ROWS_OF(NAME, T, OP)                                                      \
+    VEC_ROWS(NAME, T, OP, i8, npy_int8, 1) VEC_ROWS(NAME, T, OP, i16, npy_int16, 1)   \
+    VEC_ROWS(NAME, T, OP, i32, npy_int32, 1) VEC_ROWS(NAME, T, OP, i64, npy_int64, 1) \
+    VEC_ROWS(NAME, T, OP, u8, npy_uint8, 0) VEC_ROWS(NAME, T, OP, u16, npy_uint16, 0) \
+    VEC_ROWS(NAME, T, OP, u32, npy_uint32, 0) VEC_ROWS(NAME, T, OP, u64, npy_uint64, 0)
+
+#define VEC_REDUCE_ROWS(NAME, T)                                                      \
+    typedef T NAME##_v8 __attribute__((vector_size(8 * sizeof(T))));                  \
+    VEC_ROWS_OF(NAME, T, add) VEC_ROWS_OF(NAME, T, sub) VEC_ROWS_OF(NAME, T, mul)     \
+    VEC_ROWS_OF(NAME, T, max) VEC_ROWS_OF(NAME, T, min)                               \
+    static const so_rows_fn NAME##_rows_avx2[5][SO_IX_NTYPES] = {                     \
+        {ROW_TABLE_ENTRY_AVX2(NAME, add)}, {ROW_TABLE_ENTRY_AVX2(NAME, sub)},         \
+        {ROW_TABLE_ENTRY_AVX2(NAME, mul)}, {ROW_TABLE_ENTRY_AVX2(NAME, max)},         \
+        {ROW_TABLE_ENTRY_AVX2(NAME, min)}};
+
+#define ROW_TABLE_ENTRY_AVX2(NAME, OP) NAME##_##OP##_rows_avx2_by_i8,                 \
+    NAME##_##OP##_rows_avx2_by_i16, NAME##_##OP##_rows_avx2_by_i32,                   \
+    NAME##_##OP##_rows_avx2_by_i64, NAME##_##OP##_rows_avx2_by_u8,                    \
+    NAME##_##OP##_rows_avx2_by_u16, NAME##_##OP##_rows_avx2_by_u32,                   \
+    NAME##_##OP##_rows_avx2_by_u64
+
+VEC_REDUCE_ROWS(i32, npy_int32)
+VEC_REDUCE_ROWS(i64, npy_int64)
+VEC_REDUCE_ROWS(u32, npy_uint32)
+VEC_REDUCE_ROWS(u64, npy_uint64)
+VEC_REDUCE_ROWS(f32, npy_float)
+VEC_REDUCE_ROWS(f64, npy_double)
+
+/* the AVX2 loop of a dtype (its typed row) and op, or NULL */
+static so_rows_fn
+avx2_rows(int row, int op, int itype)
+{
+    static const so_rows_fn (*const by_row[SO_NROWS])[SO_IX_NTYPES] = {
+        NULL, NULL, i32_rows_avx2, i64_rows_avx2, NULL, NULL, u32_rows_avx2, u64_rows_avx2,
+        NULL, f32_rows_avx2, f64_rows_avx2, NULL, NULL};
+    if (op < SO_ADD || op > SO_MIN || by_row[row] == NULL || !so_cpu_has(SO_CPU_AVX2)) {
+        return NULL;
+    }
+    return by_row[row][op - SO_ADD][itype];
+}
+#endif
 
 /* an item size's assignment: its loops and table, by index type */
 #define ASSIGN_ROWS(NAME, T)                                                          \
@@ -184,5 +270,11 @@ so_rows_kernel(PyArray_Descr *d, int op, int itype)
         NULL, f32_rows, f64_rows, c64_rows, c128_rows};
     int row = so_typed_row(d);
     if (op <= SO_NONE || op >= SO_COUNT || row < 0 || by_row[row] == NULL) return NULL;
+#if SO_X86_VECTOR
+    {
+        so_rows_fn v = avx2_rows(row, op, itype);
+        if (v != NULL) return v;
+    }
+#endif
     return by_row[row][op][itype];
 }
