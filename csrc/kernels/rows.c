@@ -77,6 +77,11 @@ ASSIGN_OP(b128, so_b128)
 #define SO_ROWS_AHEAD_OUT ((npy_intp)2 << 20)
 #define SO_ROWS_AHEAD_ROW 128
 
+/* the rows below which ROW_LOOP_AHEAD prefetches: those of a call into an out
+ * beyond SO_ROWS_AHEAD_OUT, with rows of SO_ROWS_AHEAD_ROW bytes or more */
+#define ROWS_AHEAD_LIM(T) (size * ros > SO_ROWS_AHEAD_OUT &&                          \
+                           f * (npy_intp)sizeof(T) >= SO_ROWS_AHEAD_ROW ? n - SO_ROWS_AHEAD : 0)
+
 /* ROW_LOOP, prefetching the row SO_ROWS_AHEAD rows ahead below row lim (0: no
  * prefetch; not a loop-invariant test, which the compiler would split into two loops) */
 #define ROW_LOOP_AHEAD(NAME, OP, T, S, F, lim)                                        \
@@ -118,8 +123,7 @@ NAME##_##OP##_rows_by_##IN(char *restrict o, npy_intp ros, npy_intp size,       
                            npy_intp n, npy_intp f)                                    \
 {                                                                                     \
     const IT *restrict ix = (const IT *)(const void *)idx;                            \
-    const npy_intp lim = size * ros > SO_ROWS_AHEAD_OUT &&                            \
-                         f * (npy_intp)sizeof(T) >= SO_ROWS_AHEAD_ROW ? n - SO_ROWS_AHEAD : 0; \
+    const npy_intp lim = ROWS_AHEAD_LIM(T);                                           \
     npy_intp i;                                                                       \
     switch (f) {                                                                      \
         case 1: ROW_LOOP(NAME, OP, T, S, 1)                                           \
@@ -184,8 +188,7 @@ NAME##_##OP##_rows_avx2_by_##IN(char *restrict o, npy_intp ros, npy_intp size,  
                                 npy_intp n, npy_intp f)                               \
 {                                                                                     \
     const IT *restrict ix = (const IT *)(const void *)idx;                            \
-    const npy_intp lim = size * ros > SO_ROWS_AHEAD_OUT &&                            \
-                         f * (npy_intp)sizeof(T) >= SO_ROWS_AHEAD_ROW ? n - SO_ROWS_AHEAD : 0; \
+    const npy_intp lim = ROWS_AHEAD_LIM(T);                                           \
     npy_intp i;                                                                       \
     switch (f) {                                                                      \
         case 1: case 2: case 4:                                                       \
