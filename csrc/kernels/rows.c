@@ -114,7 +114,26 @@ NAME##_##OP##_rows##F##_by_##IN(char *restrict o, npy_intp ros, npy_intp size,  
     ROW_LOOP_COPIED(NAME, OP, T, S, F)                                                \
 }
 
+/* Rows of 2: add, sub and mul through local copies too (2e6 rows of 2 into
+ * (1e5, 2), one thread, 5 runs of each build alternating: float32 2.71 -> 2.47
+ * ms, float64 5.36 -> 4.25, int32 2.87 -> 2.44, complex64 6.00 -> 4.30); max,
+ * min and "none" keep the inline loop (copied, int32 max took 3.35 -> 4.03 ms,
+ * float64 max 12.7 -> 14.6). */
+#define ROWS2_FN_add(NAME, T, IN, IT, S) ROWS_COPIED(NAME, T, add, IN, IT, S, 2)
+#define ROWS2_FN_sub(NAME, T, IN, IT, S) ROWS_COPIED(NAME, T, sub, IN, IT, S, 2)
+#define ROWS2_FN_mul(NAME, T, IN, IT, S) ROWS_COPIED(NAME, T, mul, IN, IT, S, 2)
+#define ROWS2_FN_max(NAME, T, IN, IT, S)
+#define ROWS2_FN_min(NAME, T, IN, IT, S)
+#define ROWS2_FN_none(NAME, T, IN, IT, S)
+#define ROWS2_add(NAME, T, IN, S) return NAME##_add_rows2_by_##IN(o, ros, size, ix, u, us, n);
+#define ROWS2_sub(NAME, T, IN, S) return NAME##_sub_rows2_by_##IN(o, ros, size, ix, u, us, n);
+#define ROWS2_mul(NAME, T, IN, S) return NAME##_mul_rows2_by_##IN(o, ros, size, ix, u, us, n);
+#define ROWS2_max(NAME, T, IN, S) ROW_LOOP(NAME, max, T, S, 2)
+#define ROWS2_min(NAME, T, IN, S) ROW_LOOP(NAME, min, T, S, 2)
+#define ROWS2_none(NAME, T, IN, S) ROW_LOOP(NAME, none, T, S, 2)
+
 #define ROWS(NAME, T, OP, IN, IT, S)                                                  \
+ROWS2_FN_##OP(NAME, T, IN, IT, S)                                                     \
 ROWS_COPIED(NAME, T, OP, IN, IT, S, 4)                                                \
 ROWS_COPIED(NAME, T, OP, IN, IT, S, 8)                                                \
 static npy_intp                                                                       \
@@ -127,7 +146,7 @@ NAME##_##OP##_rows_by_##IN(char *restrict o, npy_intp ros, npy_intp size,       
     npy_intp i;                                                                       \
     switch (f) {                                                                      \
         case 1: ROW_LOOP(NAME, OP, T, S, 1)                                           \
-        case 2: ROW_LOOP(NAME, OP, T, S, 2)                                           \
+        case 2: ROWS2_##OP(NAME, T, IN, S)                                            \
         case 4: return NAME##_##OP##_rows4_by_##IN(o, ros, size, ix, u, us, n);       \
         case 8: return NAME##_##OP##_rows8_by_##IN(o, ros, size, ix, u, us, n);       \
         default: ROW_LOOP_AHEAD(NAME, OP, T, S, f, lim)                               \
