@@ -174,13 +174,13 @@ NAME##_##OP##_rows_by_##IN(char *restrict o, npy_intp ros, npy_intp size,       
         {ROW_TABLE_ENTRY(NAME, min)}, {NULL}};
 SO_INDEXED_TYPES(REDUCE_ROWS)
 
-/* The same loops compiled for AVX2, for add, sub and mul of the 4- and 8-byte
- * integers and floats, chosen at run time (so_rows_kernel): a row of 8 through
- * a vector of 8 (one 256-bit operation for float32, where the baseline's local
- * copies take two of 128), rows longer than 8 the baseline's counted loop built
- * for AVX2, rows of 1, 2 and 4 the baseline's loops themselves.  Element by element the same operations, so the same
- * bits.  5e5 float32 rows of 8 into (1e5, 8), one thread, in one process: 1.93
- * -> 1.76 ms. */
+/* The same loops compiled for AVX2, for add, sub, mul, max and min of the 4-
+ * and 8-byte integers and floats, chosen at run time (so_rows_kernel): a row of
+ * 8 through a vector of 8 (one 256-bit operation for float32, where the
+ * baseline's local copies take two of 128), rows longer than 8 the baseline's
+ * counted loop built for AVX2, rows of 1, 2 and 4 the baseline's loops
+ * themselves.  Element by element the same operations, so the same bits.  5e5
+ * float32 rows of 8 into (1e5, 8), one thread, in one process: 1.93 -> 1.76 ms. */
 #if SO_X86_VECTOR
 #define VEC_ROWS(NAME, T, OP, IN, IT, S)                                              \
 __attribute__((noinline, target("avx2"))) static npy_intp                             \
