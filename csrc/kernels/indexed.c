@@ -65,6 +65,18 @@ long_runs_##IN(const IT *ix, npy_intp m)                                        
 }
 SO_INDEX_TYPES(LONG_RUNS)
 
+/* Into an out in cache, the loop takes its updates four at a time: the four
+ * indices are read and wrapped, one branch tests all four (gcc folds the four
+ * tests into an unsigned max), then the four updates are applied in order, so
+ * the same bits.  A group with a bad index leaves to the loop of one update at
+ * a time, which stops at the first bad one.  The four loads of an index go out
+ * together, and the loop keeps pace with the one LLVM makes of a numba loop
+ * (unrolled by four).  Interleaved builds, one thread, float32 add out of
+ * place, 7 runs each, median: 1e7 into 1e5 12.37 -> 12.04 ms, 1e6 into 1e5
+ * 1.014 -> 0.984, into 3e4 803 -> 762 us, into 1e3 638 -> 589, into 1e2 with
+ * int32 indices 593 -> 556, with int8 582 -> 544; into 1e2 with int64 591 ->
+ * 601 (1 run of 7 faster).  Beyond L2 (the prefetching loop below) four at a
+ * time gained nothing (1e6 into 1e7 and 5e7: 0.97 to 1.02), and is not used. */
 #define INDEXED(NAME, T, OP, IN, IT, S)                                               \
 static npy_intp                                                                       \
 NAME##_##OP##_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,          \
@@ -89,6 +101,18 @@ NAME##_##OP##_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,    
                     __builtin_prefetch(                                               \
                         op + SO_IX_CLAMP_##S(ix[i + PREFETCH_AHEAD], size), 0, 1);    \
                     op[j] = SO_OP1(NAME, OP)(op[j], up[i]);                           \
+                }                                                                     \
+                for (; i + 4 <= e; i += 4) {                                          \
+                    npy_intp j0 = SO_IX_WRAP_##S(ix[i], size);                        \
+                    npy_intp j1 = SO_IX_WRAP_##S(ix[i + 1], size);                    \
+                    npy_intp j2 = SO_IX_WRAP_##S(ix[i + 2], size);                    \
+                    npy_intp j3 = SO_IX_WRAP_##S(ix[i + 3], size);                    \
+                    if (SO_IX_OUTSIDE(j0, size) | SO_IX_OUTSIDE(j1, size) |           \
+                            SO_IX_OUTSIDE(j2, size) | SO_IX_OUTSIDE(j3, size)) break; \
+                    op[j0] = SO_OP1(NAME, OP)(op[j0], up[i]);                         \
+                    op[j1] = SO_OP1(NAME, OP)(op[j1], up[i + 1]);                     \
+                    op[j2] = SO_OP1(NAME, OP)(op[j2], up[i + 2]);                     \
+                    op[j3] = SO_OP1(NAME, OP)(op[j3], up[i + 3]);                     \
                 }                                                                     \
                 for (; i < e; i++) {                                                  \
                     npy_intp j = SO_IX_WRAP_##S(ix[i], size);                         \
