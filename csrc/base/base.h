@@ -57,7 +57,8 @@ int so_import_numpy(void);
 enum { SO_CPU_F16C = 0, SO_CPU_AVX512 = 1, SO_CPU_AVX2 = 2, SO_CPU_NFEATURES = 3 };
 int so_cpu_has(int feature);
 void so_cpu_disable(int feature);
-/* cpu.c: the bytes of one core's L1 data (level 1) or L2 (level 2) cache */
+/* cpu.c: the bytes of one core's L1 data (level 1) or L2 (level 2) cache, or
+ * of the L3 (level 3) that core is in (32 MiB when nothing says) */
 npy_intp so_cache_bytes(int level);
 
 /* threads.c: the most worker threads the pool keeps; a thread count is capped
@@ -143,9 +144,13 @@ int so_threads_asked_take(void);
 void *so_task_array(void *one, size_t size, int *n);
 void so_task_array_free(void *tasks, void *one);
 
-/* copy.c: memcpy on up to nthreads threads (large copies only); returns 1 if
- * poll stopped it (dst then holds part of src), else 0. */
+/* copy.c: memcpy on up to nthreads threads (large copies only; the largest
+ * stored past the caches); returns 1 if poll stopped it (dst then holds part of
+ * src), else 0.  dst and src must not overlap.  so_set_stream_min: copies of at
+ * least nbytes are streamed from now on (-1: the rule in copy.c); the last
+ * value set. */
 int so_parallel_copy(char *dst, const char *src, size_t nbytes, int nthreads, so_poll *poll);
+npy_intp so_set_stream_min(npy_intp nbytes);
 /* copy.c: dst (rows, cols) C-ordered = src, a (cols, rows) C-ordered array,
  * transposed; items of isz bytes (no references); 1 if poll stopped it. */
 int so_transpose_copy(char *dst, const char *src, npy_intp rows, npy_intp cols, npy_intp isz,

@@ -92,19 +92,22 @@ sysfs_cache_bytes(int level)
 }
 
 /* Asked once (every thread that races to it writes the same value): sysconf,
- * then sysfs, else 32 KiB and 1 MiB. */
+ * then sysfs, else 32 KiB, 1 MiB and 32 MiB. */
 npy_intp
 so_cache_bytes(int level)
 {
-    static npy_intp known_bytes[3];
-    if (level < 1 || level > 2) return 0;
+    static npy_intp known_bytes[4];
+    static const long fallback[4] = {0, 32L << 10, 1L << 20, 32L << 20};
+    if (level < 1 || level > 3) return 0;
     if (known_bytes[level] == 0) {
         long b = 0;
-#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
-        b = sysconf(level == 1 ? _SC_LEVEL1_DCACHE_SIZE : _SC_LEVEL2_CACHE_SIZE);
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE) && \
+        defined(_SC_LEVEL3_CACHE_SIZE)
+        b = sysconf(level == 1 ? _SC_LEVEL1_DCACHE_SIZE
+                    : level == 2 ? _SC_LEVEL2_CACHE_SIZE : _SC_LEVEL3_CACHE_SIZE);
 #endif
         if (b <= 0) b = sysfs_cache_bytes(level);
-        if (b <= 0) b = level == 1 ? 32L << 10 : 1L << 20;
+        if (b <= 0) b = fallback[level];
         known_bytes[level] = (npy_intp)b;
     }
     return known_bytes[level];

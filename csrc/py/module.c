@@ -77,6 +77,19 @@ so_py_copy(PyObject *self, PyObject *arg)
     return so_output_cache_copy(arg, so_settings_threads());
 }
 
+static PyObject *
+so_py_set_stream_copy_min(PyObject *self, PyObject *arg)
+{
+    npy_intp n = PyLong_AsSsize_t(arg);
+    (void)self;
+    if (n == -1 && PyErr_Occurred()) return NULL;
+    if (n < -1) {
+        PyErr_SetString(PyExc_ValueError, "set_stream_copy_min: nbytes must be -1 or more");
+        return NULL;
+    }
+    return PyLong_FromSsize_t(so_set_stream_min(n));
+}
+
 static PyMethodDef so_methods[] = {
     {"make_public", so_make_public, METH_VARARGS,
      "make_public(name, kind, doc, module, /)\n--\n\n"
@@ -128,6 +141,9 @@ static PyMethodDef so_methods[] = {
     {"_test_rewrite_indices", so_py_test_rewrite_indices, METH_O,
      "_test_rewrite_indices(value, /)\n--\n\nTests only: every call rewrites its indices to value\n"
      "right after checking them (None: stop)."},
+    {"set_stream_copy_min", so_py_set_stream_copy_min, METH_O,
+     "set_stream_copy_min(nbytes, /)\n--\n\nTests only: copies of data of at least nbytes store past\n"
+     "the caches (-1: copy.c's rule, a quarter of L3 and at least 32 MiB); the last value set."},
     {"copy", so_py_copy, METH_O,
      "copy(a, /)\n--\n\nA C-ordered copy of the ndarray a (large ones in the output cache's memory)."},
     {"at_apply", so_py_at_apply, METH_VARARGS,

@@ -257,8 +257,12 @@ int so_note_interrupted(const char *func, int in_place);
  * choice (a 4-update in-place add took 161 ns through a call, 153 inline). */
 int so_check_indices_long(const so_args *a, int nthreads);
 /* interrupt.c: PyArray_CopyInto, a large one in slabs with the signals
- * checked between them */
+ * checked between them, or in copy.c's pieces if so_same_bytes_apart;
+ * so_same_bytes_apart: whether dst and src are C-ordered arrays of one dtype
+ * without references, of the same bytes, that do not overlap (so one memcpy
+ * makes dst = src) */
 int so_copy_into(PyArrayObject *dst, PyArrayObject *src);
+int so_same_bytes_apart(PyArrayObject *dst, PyArrayObject *src);
 /* at_offsets.c: _core.at_apply(memory, arrays, sizes, steps, shape, updates,
  * reduction), scatterops.at's call for index arrays on every axis */
 PyObject *so_py_at_apply(PyObject *self, PyObject *args);
