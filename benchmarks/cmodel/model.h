@@ -1,6 +1,6 @@
 /*
  * benchmarks/cmodel/model.h: what the C models (scatter_model.c, runs_model.c,
- * prefetch_model.c, rows_model.c, partition_model.c) share: a clock, the compare for
+ * prefetch_model.c, rows_model.c, partition_model.c, ...) share: a clock, the compare for
  * the median, the kernel's wrap and clamp of an index, its loop and the check by
  * chunks.  Each model defines _POSIX_C_SOURCE
  * before including it.

@@ -1,10 +1,11 @@
-"""Compile scatter_model.c (or runs_model.c, --model runs; prefetch_model.c, --model prefetch; rows_model.c, --model rows; partition_model.c, --model partition; fusedrows_model.c, --model fusedrows) with
+"""Compile scatter_model.c (or runs_model.c, --model runs; prefetch_model.c, --model prefetch; rows_model.c, --model rows; partition_model.c, --model partition; fusedrows_model.c, --model fusedrows; four_model.c, --model four) with
 gcc -O3 -march=native into a temporary folder and print its ns per update for the out sizes of the
 one-thread targets (docs/performance.md has one run of each).
 
-    python benchmarks/cmodel/run.py [--model scatter|runs|prefetch|rows|partition|fusedrows] [--sorted] [--updates N] [--repeat R] [SIZE ...]
+    python benchmarks/cmodel/run.py [--model scatter|runs|prefetch|rows|partition|fusedrows|four] [--sorted] [--updates N] [--repeat R] [SIZE ...]
     python benchmarks/cmodel/run.py --model prefetch 1000000 10000000 50000000
     python benchmarks/cmodel/run.py --model prefetch --updates 10000000 100000
+    python benchmarks/cmodel/run.py --model four 100 1000 30000 100000
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ def main() -> None:
     ap.add_argument("sizes", nargs="*", type=int, default=[100, 1000, 30000, 1000000])
     ap.add_argument("--updates", type=int, default=1000000)
     ap.add_argument("--repeat", type=int, default=21)
-    ap.add_argument("--model", choices=["scatter", "runs", "prefetch", "rows", "partition", "fusedrows"], default="scatter")
+    ap.add_argument("--model", choices=["scatter", "runs", "prefetch", "rows", "partition", "fusedrows", "four"], default="scatter")
     ap.add_argument("--sorted", action="store_true", help="runs model: sorted indices")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
