@@ -29,18 +29,7 @@
 #include <time.h>
 
 #include "model.h"
-
-static void *
-big(size_t bytes)
-{
-    void *p = NULL;
-    size_t huge = (size_t)1 << 21;
-    bytes = (bytes + huge - 1) / huge * huge;
-    if (posix_memalign(&p, huge, bytes) != 0) exit(1);
-    madvise(p, bytes, MADV_HUGEPAGE);
-    memset(p, 0, bytes);
-    return p;
-}
+#include "huge.h"
 
 #define WRAP(j, size) ((j) + ((j) < 0 ? (size) : 0))
 #define OUTSIDE(j, size) ((uint64_t)(j) >= (uint64_t)(size))

@@ -38,19 +38,7 @@
 #include <time.h>
 
 #include "model.h"
-
-/* bytes, 2 MiB aligned and madvised for huge pages (NumPy does the same) */
-static void *
-big(size_t bytes)
-{
-    void *p = NULL;
-    size_t huge = (size_t)1 << 21;
-    bytes = (bytes + huge - 1) / huge * huge;
-    if (posix_memalign(&p, huge, bytes) != 0) exit(1);
-    madvise(p, bytes, MADV_HUGEPAGE);
-    memset(p, 0, bytes);
-    return p;
-}
+#include "huge.h"
 
 __attribute__((noinline)) static void
 loop64(float *restrict o, const int64_t *restrict ix, const float *restrict u, int64_t n,
