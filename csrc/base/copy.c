@@ -48,6 +48,7 @@ so_set_stream_min(npy_intp nbytes)
     return old;
 }
 
+#if SO_X86_VECTOR
 static size_t
 stream_min(void)
 {
@@ -55,6 +56,7 @@ stream_min(void)
     if (stream_min_set >= 0) return (size_t)stream_min_set;
     return l3 > SO_STREAM_FLOOR ? l3 : SO_STREAM_FLOOR;
 }
+#endif
 
 typedef struct {
     char *dst;
