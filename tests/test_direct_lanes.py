@@ -36,10 +36,10 @@ def _same(a, b):
     np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
 
 
-@pytest.mark.parametrize("idx_dtype", ["int8", "int32", "int64", "uint16", "uint64"])
-@pytest.mark.parametrize("pos", [0, 1, 2, 3, 5, 6, 7, CHUNK - 2, CHUNK - 1, CHUNK, CHUNK + 1,
-                                 CHUNK + 2, CHUNK + 3, 3 * CHUNK + 4, 3 * CHUNK + 9])
-@pytest.mark.parametrize("later", [None, 1, 2, 3])
+@pytest.mark.parametrize("idx_dtype", ["int8", "int64", "uint16"])
+@pytest.mark.parametrize("pos", [0, 1, 2, 3, 6, CHUNK - 1, CHUNK, CHUNK + 1, CHUNK + 2,
+                                 CHUNK + 3, 3 * CHUNK + 9])
+@pytest.mark.parametrize("later", [None, 1, 3])
 def test_the_first_bad_index_of_a_group_is_named(idx_dtype, pos, later):
     n = 3 * CHUNK + 10
     idx = _indices(idx_dtype, n, pos)
@@ -71,7 +71,7 @@ def test_a_negative_index_below_the_range_is_named(idx_dtype, place):
 
 @pytest.mark.parametrize("idx_dtype", INDEX_DTYPES)
 @pytest.mark.parametrize("dtype,reduction", [
-    (d, r) for d in ["float32", "float64", "int32", "int64", "complex64"]
+    (d, r) for d in ["float32", "int64", "complex64"]
     for r in ["add", "sub", "mul", "max", "min"] if not (d == "complex64" and r in ("max", "min"))])
 def test_every_remainder_of_four(idx_dtype, dtype, reduction):
     rng = np.random.default_rng(7)

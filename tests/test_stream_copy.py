@@ -8,7 +8,8 @@ copy.c, so that small arrays test the same code:
   every byte offset from an aligned address and of lengths on either side of the 64-byte step,
   the result bit-equal to NumPy's;
 * into another out (``out=``): both misaligned, the copy and the result bit-equal, and data left
-  as it was; an out that overlaps data takes NumPy's copy, which is still right;
+  as it was; an out that overlaps data takes NumPy's copy, which is still right (these two, on
+  arrays of 32 MiB, are marked slow: the sanitizer run leaves them out);
 * the same in a child process with AVX2 turned off (the 16-byte stores).
 """
 import os
@@ -46,8 +47,8 @@ def _same(a, b):
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("offset", [0, 1, 7, 16, 31, 33, 63])
-@pytest.mark.parametrize("extra", [0, 1, 31, 63, 64, 65, 4095, 4097])
+@pytest.mark.parametrize("offset", [0, 1, 16, 31, 33, 63])
+@pytest.mark.parametrize("extra", [0, 1, 63, 64, 65, 4097])
 def test_out_of_place_at_every_alignment(threads, offset, extra):
     n = N + extra
     data = _bytes_at(offset, n, extra)
@@ -63,7 +64,8 @@ def test_out_of_place_at_every_alignment(threads, offset, extra):
     _same(data, kept)
 
 
-@pytest.mark.parametrize("offset", [(0, 0), (3, 17), (32, 5), (61, 40)])
+@pytest.mark.slow                               # 32 MiB arrays: not under the sanitizers
+@pytest.mark.parametrize("offset", [(0, 0), (61, 40)])
 def test_into_another_out(offset):
     n = (32 << 20) + 77                      # so_copy_into's own fast path starts at 32 MiB
     data = _bytes_at(offset[0], n, 1)
@@ -78,6 +80,7 @@ def test_into_another_out(offset):
     _same(data, kept)
 
 
+@pytest.mark.slow
 def test_an_out_that_overlaps_data():
     n = (32 << 20) + 8
     buf = np.random.default_rng(4).integers(0, 256, n + 4096, dtype=np.uint8)
@@ -96,8 +99,8 @@ from scatterops import _core
 assert not _core.cpu_features()[2]        # (f16c, avx512, avx2)
 _core.set_stream_copy_min(0)
 for threads in (1, 2):
-    for offset in (0, 5, 16, 40):
-        for extra in (0, 15, 64, 4097):
+    for offset in (0, 5, 40):
+        for extra in (0, 15, 4097):
             n = (1 << 20) + extra
             buf = np.empty(n + 128, np.uint8)
             start = (-buf.ctypes.data) % 64 + offset
