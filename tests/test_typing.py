@@ -10,6 +10,10 @@ import pytest
 
 from extras import need
 
+# mypy on the stubs runs the same under the sanitizers and costs them about 8 s of CI's critical
+# path: it is marked slow, which tools/sanitize.sh leaves out (the main suite runs it)
+pytestmark = pytest.mark.slow
+
 need("mypy")
 
 GOOD = textwrap.dedent("""
