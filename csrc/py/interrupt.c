@@ -115,6 +115,16 @@ so_same_bytes_apart(PyArrayObject *dst, PyArrayObject *src)
            (a + n <= b || b + n <= a);
 }
 
+int
+so_copy_apart(PyArrayObject *dst, PyArrayObject *src, int nthreads)
+{
+    so_unlocked u;
+    so_poll *poll = so_unlock(&u);
+    so_parallel_copy(PyArray_BYTES(dst), PyArray_BYTES(src), (size_t)PyArray_NBYTES(src),
+                     nthreads, poll);
+    return so_relock(&u);
+}
+
 /* dst = src: a large copy of plain bytes between two C-ordered arrays apart
  * on one thread in copy.c (streamed if it is large enough), else slab by slab
  * along the first dim, asking for signals between. */
@@ -123,11 +133,7 @@ so_copy_into(PyArrayObject *dst, PyArrayObject *src)
 {
     npy_intp n = PyArray_NDIM(src) > 0 ? PyArray_DIM(src, 0) : 0, row, step, i;
     if (PyArray_NBYTES(src) >= 2 * SO_COPY_SLAB_BYTES && so_same_bytes_apart(dst, src)) {
-        so_unlocked u;
-        so_poll *poll = so_unlock(&u);
-        so_parallel_copy(PyArray_BYTES(dst), PyArray_BYTES(src), (size_t)PyArray_NBYTES(src), 1,
-                         poll);
-        return so_relock(&u);
+        return so_copy_apart(dst, src, 1);
     }
     if (n < 2 || PyArray_NBYTES(src) < 2 * SO_COPY_SLAB_BYTES || !PyArray_CheckExact(src) ||
             !PyArray_CheckExact(dst)) {

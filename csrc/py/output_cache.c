@@ -298,13 +298,7 @@ so_copy_to_c(PyArrayObject *dst, PyArrayObject *src, int nthreads)
         so_transpose_copy(PyArray_BYTES(dst), PyArray_BYTES(src), rows, cols, isz, nthreads, poll);
         return so_relock(&u);
     }
-    if (so_same_bytes_apart(dst, src)) {
-        so_unlocked u;
-        so_poll *poll = so_unlock(&u);
-        so_parallel_copy(PyArray_BYTES(dst), PyArray_BYTES(src), (size_t)PyArray_NBYTES(src),
-                         nthreads, poll);
-        return so_relock(&u);
-    }
+    if (so_same_bytes_apart(dst, src)) return so_copy_apart(dst, src, nthreads);
     return so_copy_into(dst, src);
 }
 

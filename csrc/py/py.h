@@ -260,9 +260,12 @@ int so_check_indices_long(const so_args *a, int nthreads);
  * checked between them, or in copy.c's pieces if so_same_bytes_apart;
  * so_same_bytes_apart: whether dst and src are C-ordered arrays of one dtype
  * without references, of the same bytes, that do not overlap (so one memcpy
- * makes dst = src) */
+ * makes dst = src); so_copy_apart: such a copy in copy.c's pieces on up to
+ * nthreads threads, the GIL released (-1 with KeyboardInterrupt set if a
+ * signal stopped it) */
 int so_copy_into(PyArrayObject *dst, PyArrayObject *src);
 int so_same_bytes_apart(PyArrayObject *dst, PyArrayObject *src);
+int so_copy_apart(PyArrayObject *dst, PyArrayObject *src, int nthreads);
 /* at_offsets.c: _core.at_apply(memory, arrays, sizes, steps, shape, updates,
  * reduction), scatterops.at's call for index arrays on every axis */
 PyObject *so_py_at_apply(PyObject *self, PyObject *args);
