@@ -124,7 +124,8 @@ void so_run_tasks_kind(void *(*fn)(void *), void *tasks, size_t size, int n, so_
 #define SO_JOB_KIND_FOLD 960
 /* threads.c: turn the cost model (walk/split.c's choice, the pool's back-off)
  * on or off -- tests only: off, every split that can be made is made and no
- * kind backs off; returns the state before.  so_cost_model_on: whether on. */
+ * kind backs off; either way what the back-off learnt is forgotten; returns
+ * the state before.  so_cost_model_on: whether on. */
 int so_set_cost_model(int on);
 int so_cost_model_on(void);
 /* the power of two of n (0 for n < 2), for a kind */

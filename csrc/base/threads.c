@@ -229,8 +229,12 @@ static int cost_model = 1;
 int
 so_set_cost_model(int on)
 {
-    int was = cost_model;
+    int was = cost_model, k;
     cost_model = on;
+    for (k = 0; k < SO_JOB_KINDS; k++) {        /* and what it learnt: tests start afresh */
+        __atomic_store_n(&lateness[k].skip, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&lateness[k].backoff, 0, __ATOMIC_RELAXED);
+    }
     return was;
 }
 
@@ -284,7 +288,7 @@ so_run_tasks_report(void *(*fn)(void *), void *tasks, size_t size, int n, so_pol
 {
     int used, workers, late;
     char *base = (char *)tasks;
-    npy_int64 t0, t1, c0, c1;
+    npy_int64 t0, t1, c0, c1, wait;
     if (n <= 1) return run_alone(fn, base, size, n);
     if (!cost_model) kind = -1;
     if (backing_off(kind)) return 0;
@@ -325,10 +329,20 @@ so_run_tasks_report(void *(*fn)(void *), void *tasks, size_t size, int n, so_pol
     t1 = now_ns();
     c1 = kind >= 0 ? thread_cpu_ns() : 0;
     wait_for_job(poll);
-    /* late: the caller ran every task, waited for the others more than a
-     * quarter of its own time, or was itself off its CPU for a fifth of it
-     * (a machine with more runnable threads than CPUs) */
-    late = pool.caller_ran == n || (now_ns() - t1) * 4 > t1 - t0 || (t1 - t0) * 4 > (c1 - c0) * 5;
+    /* late: the caller ran every task; or the job took more than three
+     * quarters of what the caller alone would have, at its own pace (own time
+     * / tasks it ran x all tasks: with two tasks, it waited for the other
+     * more than half its own time); or it was itself off its CPU for a fifth
+     * of it (a machine with more runnable threads than CPUs).  Two threads
+     * that share memory bandwidth each run slower than one alone, hence three
+     * quarters: a job of rows beyond L2 (62500 rows of 64 float32, two tasks)
+     * whose worker finished 0.2-0.4 ms after a caller's 0.8 ms task still
+     * took 1.1 ms, against 1.36 ms on one thread, and a quarter's test called
+     * it late and ran the next ones alone. */
+    wait = now_ns() - t1;
+    late = pool.caller_ran == n ||
+           ((t1 - t0) + wait) * 4 * pool.caller_ran > (t1 - t0) * 3 * n ||
+           (t1 - t0) * 4 > (c1 - c0) * 5;
     used = pool.ran;
     pool.busy = 0;
     pool.n = 0;

@@ -118,7 +118,8 @@ static PyMethodDef so_methods[] = {
      "of this thread's calls was split over since it last asked (0: none); resets it."},
     {"set_cost_model", so_py_set_cost_model, METH_O,
      "set_cost_model(on, /)\n--\n\nTests only: False makes every thread split that can be made\n"
-     "(no cost model, no back-off); returns the state before."},
+     "(no cost model, no back-off); either way what the back-off learnt is forgotten;\n"
+     "returns the state before."},
     {"set_thread_cap", so_py_set_thread_cap, METH_O,
      "set_thread_cap(n, /)\n--\n\nThe most threads any call may use (the CPUs this process may\n"
      "use, at most the pool's size); returns the cap set."},
