@@ -187,20 +187,25 @@ def test_unaligned_items_under_none_take_the_general_way(one_thread):
     _same(data, want)
 
 
-@pytest.mark.parametrize("f,dtype,kept", [(2, "float32", True), (16, "float32", True),
-                                          (8, "float64", True), (32, "float32", True),
-                                          (33, "float32", False), (64, "float32", False),
-                                          (8, "complex128", True), (9, "complex128", False)])
-def test_two_threads_keep_rows_of_two_cache_lines(f, dtype, kept):
-    """on two threads (the cost model on), rows of up to 128 bytes keep the one-thread form; with
-    the cost model off (the suite's default) every call of 2^14 updates or more takes the split"""
-    n, size = (1 << 15) // f, 1000
+@pytest.mark.parametrize("f,dtype,size,kept", [
+    (2, "float32", 1000, True), (16, "float32", 1000, True), (8, "float64", 1000, True),
+    (32, "float32", 1000, True), (8, "complex128", 1000, True),
+    # wider rows: the one-thread form unless a split would run -- none into an out
+    # in L2 with so few rows, the split by index value into one beyond L2
+    (33, "float32", 1000, True), (64, "float32", 1000, True), (9, "complex128", 1000, True),
+    (33, "float32", 100_000, False), (64, "float32", 100_000, False),
+    (9, "complex128", 100_000, False)])
+def test_two_threads_keep_rows_of_two_cache_lines(f, dtype, size, kept):
+    """on two threads (the cost model on), rows of up to 128 bytes keep the one-thread form, and
+    wider ones where no split would run; with the cost model off (the suite's default) every call
+    of 2^16 update elements or more takes the split"""
+    n = -(-(1 << 16) // f)
     rng = np.random.default_rng(f)
     idx = rng.integers(0, size, n)
     d = np.zeros((size, f), dtype)
     u = np.ones((n, f), dtype)
     want = reference.scatter_update(d, idx, u, reduction="add")
-    old = _core.set_cost_model(True)
+    old = _core.set_cost_model(True)        # also forgets what the back-off learnt
     try:
         with so.threads(2):
             before = _core.rows_direct_calls()

@@ -90,6 +90,27 @@ column_inside(const so_args *a, int itype, npy_intp n)
  * 41-42 ms.  In place into (1e7, 8), 1e6 rows: 36 ms split, 23 ms here. */
 #define SO_ROWS_ONE_THREAD_BYTES 128
 
+/* Whether the general way would run this call on several threads: a split
+ * applies (walk/split.c's cost model) and is not being backed off (its workers
+ * came late: a busy machine, base/threads.c).  Else it would run as one piece,
+ * the plain walk, slower than the row loop here on one thread.  With one CPU
+ * kept busy, rows of 64 float32, two threads against one (python -m
+ * benchmarks.thread_grid --grid kinds --busy, three runs): 1e5 rows into
+ * (1e5, 64) in place 1.44-1.67x before this test, 1.08 or below after (a
+ * split backed off); 1e4 and 1e5 rows into (1e3, 64), out of place and in
+ * place, 1.27-1.50x before (no split: out in L2 and too few rows a thread). */
+static int
+split_runs(const so_args *a, int nthreads)
+{
+    so_plan plan;
+    if (so_make_plan(&plan, a->kind, a->out != NULL ? a->out : a->data, a->idx, a->upd, a->axis,
+                     NULL) < 0) {
+        PyErr_Clear();          /* the general way raises it again */
+        return 1;
+    }
+    return so_split_runs(&plan, &a->kn, nthreads);
+}
+
 int
 so_direct_rows(const so_args *a, int nthreads, so_direct_form *form)
 {
@@ -123,7 +144,8 @@ so_direct_rows(const so_args *a, int nthreads, so_direct_form *form)
     }
     form->itype = so_index_type(PyArray_DESCR(idx));
     if (nthreads > 1 && a->nupd >= SO_GIL_RELEASE_MIN &&
-            (!so_cost_model_on() || f * isz > SO_ROWS_ONE_THREAD_BYTES)) {
+            (!so_cost_model_on() || (f * isz > SO_ROWS_ONE_THREAD_BYTES &&
+                                     split_runs(a, nthreads)))) {
         return 0;
     }
     form->rows = so_rows_kernel(d, a->op, form->itype);

@@ -202,6 +202,14 @@ so_direct_form_backs_off(npy_intp size, npy_intp stride, npy_intp nupd)
 }
 
 int
+so_split_runs(const so_plan *p, const so_kernel *kn, int nthreads)
+{
+    int dim = choose_split(p, kn, &nthreads);
+    if (nthreads <= 1 || dim == -1) return 0;
+    return !so_backing_off(kind_of_call(p, dim));
+}
+
+int
 so_owned_split_applies(const so_plan *p, const so_kernel *kn, int nthreads)
 {
     return choose_split(p, kn, &nthreads) == SO_SPLIT_OWNED;

@@ -79,6 +79,11 @@ int so_direct_form_pays(npy_intp size, npy_intp stride, npy_intp nupd, int nthre
  * split's tasks one after another (1e6 float32 updates into 1e7 in place with
  * a busy CPU: 4.2 ms against 5.0). */
 int so_direct_form_backs_off(npy_intp size, npy_intp stride, npy_intp nupd);
+/* split.c: whether so_run_threaded would run this plan on several threads
+ * now: a split applies, and its kind is not being backed off (if it is, this
+ * call counts as one it declined).  For a caller with a one-thread form of its
+ * own, faster than the walk on one thread (py/rows.c). */
+int so_split_runs(const so_plan *p, const so_kernel *kn, int nthreads);
 /* owned.c: whether the owned split compacts an axis of size elements, ios
  * bytes apart, several indices at a time (AVX-512, or AVX2 where its offsets
  * are exact). */
