@@ -160,3 +160,33 @@ def test_a_backed_off_owned_split_takes_the_direct_form(cost_model, inplace):
     with ThreadPoolExecutor(4) as pool:
         assert sum(pool.map(run, range(4))) == 0
     assert _core.direct_calls() > before
+
+
+@pytest.mark.parametrize("inplace", [False, True], ids=["fresh", "in-place"])
+def test_a_backed_off_rows_split_takes_the_row_loop(cost_model, inplace):
+    # rows of 64 float32 (wider than two cache lines) into an out beyond L2: on two threads the
+    # model splits them; four callers share one pool, calls find it busy and the kind is
+    # marked late, and its next calls run the one-thread row loop (counted by
+    # _core.rows_direct_calls()), not the plain walk; every way gives the reference's bits
+    so.set_num_threads(2)
+    rng = np.random.default_rng(7)
+    d = rng.standard_normal((1 << 15, 64)).astype(np.float32)        # 8 MiB
+    i = rng.integers(-(1 << 15), 1 << 15, 2048)
+    u = rng.standard_normal((2048, 64)).astype(np.float32)
+    want = reference.scatter_update(d, i, u, reduction="add").tobytes()
+    before = _core.rows_direct_calls()
+
+    def run(k):
+        failures = 0
+        for _ in range(6):
+            if inplace:
+                out = d.copy()
+                so.scatter_update(out, i, u, reduction="add", out=out)
+            else:
+                out = so.scatter_update(d, i, u, reduction="add")
+            failures += out.tobytes() != want
+        return failures
+
+    with ThreadPoolExecutor(4) as pool:
+        assert sum(pool.map(run, range(4))) == 0
+    assert _core.rows_direct_calls() > before
