@@ -17,6 +17,14 @@
  *   tested4   the kernel's loop now: four indices wrapped, one branch tests
  *             the four, then the four updates in order; a group with a bad
  *             index goes to the one-at-a-time loop
+ * and two ways to drop the test from the loop, for indices checked before it:
+ *   clamp4    tested4 with each wrapped index clamped into range (a select)
+ *             instead of tested: safe if another thread rewrites an index
+ *             after the check, as the package's loops must be
+ *   buf4      each chunk of BUF_CHUNK (256) indices wrapped and tested into
+ *             a private buffer first (a loop the compiler vectorises), then
+ *             loop4's updates from the buffer: what the loop reads is what
+ *             was tested
  * Every variant's sums are checked equal to loop's, bit for bit.
  */
 #define _POSIX_C_SOURCE 200112L
@@ -101,6 +109,62 @@ tested4(float *restrict o, const int64_t *restrict ix, const float *restrict u, 
     return -1;
 }
 
+#define CLAMP(j, size) (OUTSIDE(j, size) ? 0 : (j))
+
+__attribute__((noinline)) static int64_t
+clamp4(float *restrict o, const int64_t *restrict ix, const float *restrict u, int64_t n,
+       int64_t size)
+{
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        int64_t j0 = CLAMP(WRAP(ix[i], size), size), j1 = CLAMP(WRAP(ix[i + 1], size), size);
+        int64_t j2 = CLAMP(WRAP(ix[i + 2], size), size), j3 = CLAMP(WRAP(ix[i + 3], size), size);
+        o[j0] = o[j0] + u[i];
+        o[j1] = o[j1] + u[i + 1];
+        o[j2] = o[j2] + u[i + 2];
+        o[j3] = o[j3] + u[i + 3];
+    }
+#pragma GCC unroll 1
+    for (; i < n; i++) {
+        int64_t j = CLAMP(WRAP(ix[i], size), size);
+        o[j] = o[j] + u[i];
+    }
+    return -1;
+}
+
+#define BUF_CHUNK 256
+
+__attribute__((noinline)) static int64_t
+buf4(float *restrict o, const int64_t *restrict ix, const float *restrict u, int64_t n,
+     int64_t size)
+{
+    int64_t b[BUF_CHUNK] __attribute__((aligned(64)));
+    for (int64_t c = 0; c < n; c += BUF_CHUNK) {
+        const int64_t e = n - c < BUF_CHUNK ? n - c : BUF_CHUNK;
+        const int64_t *x = ix + c;
+        const float *v = u + c;
+        uint64_t bad = 0;
+        int64_t i = 0;
+        for (int64_t k = 0; k < e; k++) {
+            int64_t w = WRAP(x[k], size);
+            bad |= OUTSIDE(w, size);
+            b[k] = w;
+        }
+        if (bad) {
+            int64_t at = tested4(o, x, v, e, size);
+            return at < 0 ? at : c + at;
+        }
+        for (; i + 4 <= e; i += 4) {
+            o[b[i]] = o[b[i]] + v[i];
+            o[b[i + 1]] = o[b[i + 1]] + v[i + 1];
+            o[b[i + 2]] = o[b[i + 2]] + v[i + 2];
+            o[b[i + 3]] = o[b[i + 3]] + v[i + 3];
+        }
+        for (; i < e; i++) o[b[i]] = o[b[i]] + v[i];
+    }
+    return -1;
+}
+
 typedef int64_t (*variant)(float *restrict, const int64_t *restrict, const float *restrict,
                            int64_t, int64_t);
 
@@ -110,8 +174,8 @@ main(int argc, char **argv)
     int64_t n = argc > 1 ? atoll(argv[1]) : 1000000;
     int64_t size = argc > 2 ? atoll(argv[2]) : 100000;
     int reps = argc > 3 ? atoi(argv[3]) : 21;
-    static const char *const names[] = {"loop", "loop4", "tested", "tested4"};
-    static const variant fns[] = {loop, loop4, tested, tested4};
+    static const char *const names[] = {"loop", "loop4", "tested", "tested4", "clamp4", "buf4"};
+    static const variant fns[] = {loop, loop4, tested, tested4, clamp4, buf4};
     enum { NVAR = sizeof names / sizeof names[0] };
     int64_t *ix = big(sizeof *ix * (size_t)n);
     float *u = big(sizeof *u * (size_t)n);
