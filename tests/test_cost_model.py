@@ -135,6 +135,25 @@ def test_a_1d_call_into_an_out_in_l2_runs_the_direct_form_on_two_threads(idx_dty
     assert got.tobytes() == want.tobytes()
 
 
+def _four_callers_fail(call, d, want, inplace):
+    """Four Python threads make six calls each at once (they share one pool: calls find it busy
+    and their kind is marked late); ``call(out)`` with out None (a fresh result) or a copy of
+    ``d`` (in place).  -> how many results differ from the bytes ``want``."""
+    def run(k):
+        failures = 0
+        for _ in range(6):
+            if inplace:
+                out = d.copy()
+                call(out)
+            else:
+                out = call(None)
+            failures += out.tobytes() != want
+        return failures
+
+    with ThreadPoolExecutor(4) as pool:
+        return sum(pool.map(run, range(4)))
+
+
 @pytest.mark.parametrize("inplace", [False, True], ids=["fresh", "in-place"])
 def test_a_backed_off_owned_split_takes_the_direct_form(cost_model, inplace):
     # into an out beyond L2 the model splits by index value on two threads; four callers
@@ -146,19 +165,8 @@ def test_a_backed_off_owned_split_takes_the_direct_form(cost_model, inplace):
     want = reference.scatter_elements(d, i, u, 0, reduction="add").tobytes()
     before = _core.direct_calls()
 
-    def run(k):
-        failures = 0
-        for _ in range(6):
-            if inplace:
-                out = d.copy()
-                so.scatter_elements(out, i, u, 0, reduction="add", out=out)
-            else:
-                out = so.scatter_elements(d, i, u, 0, reduction="add")
-            failures += out.tobytes() != want
-        return failures
-
-    with ThreadPoolExecutor(4) as pool:
-        assert sum(pool.map(run, range(4))) == 0
+    assert _four_callers_fail(lambda out: so.scatter_elements(d, i, u, 0, reduction="add",
+                                                             out=out), d, want, inplace) == 0
     assert _core.direct_calls() > before
 
 
@@ -176,17 +184,6 @@ def test_a_backed_off_rows_split_takes_the_row_loop(cost_model, inplace):
     want = reference.scatter_update(d, i, u, reduction="add").tobytes()
     before = _core.rows_direct_calls()
 
-    def run(k):
-        failures = 0
-        for _ in range(6):
-            if inplace:
-                out = d.copy()
-                so.scatter_update(out, i, u, reduction="add", out=out)
-            else:
-                out = so.scatter_update(d, i, u, reduction="add")
-            failures += out.tobytes() != want
-        return failures
-
-    with ThreadPoolExecutor(4) as pool:
-        assert sum(pool.map(run, range(4))) == 0
+    assert _four_callers_fail(lambda out: so.scatter_update(d, i, u, reduction="add", out=out),
+                              d, want, inplace) == 0
     assert _core.rows_direct_calls() > before
