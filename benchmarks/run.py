@@ -112,6 +112,7 @@ class Row:
     notes: List[str] = field(default_factory=list)
     threads: Optional[int] = None   # the thread count every library had (None: --threads)
     updates: int = 0                # update elements
+    pool: Optional[Tuple[int, int, int, int]] = None  # timed runs: jobs, late, declined, busy
 
     def best(self, peer: str) -> Optional[Result]:
         timed = [r for r in self.results if r.impl.peer == peer and r.time is not None]
@@ -203,7 +204,9 @@ def run_case(case: core.Case, available: List[str], repeat: int, target: float, 
         entries["extra: " + name] = build(x)
     gc.collect()
 
+    before = _job_tally()
     samples, errors = core.time_round_robin(entries, repeat, target, pause, budget)
+    row.pool = _tally_change(before, _job_tally())
     for key, xs in samples.items():
         t = core.median(xs)
         if key == "floor":
@@ -224,6 +227,27 @@ def run_case(case: core.Case, available: List[str], repeat: int, target: float, 
     del entries, x, data
     gc.collect()
     return row
+
+
+def _job_tally() -> Dict[int, tuple]:
+    try:
+        from scatterops import _core
+        return _core.job_tally()
+    except (ImportError, AttributeError):
+        return {}
+
+
+def _tally_change(before: Dict[int, tuple], after: Dict[int, tuple]) -> Optional[Tuple[int, int, int, int]]:
+    """What scatterops' thread pool did over the timed runs of a case, all kinds of job together:
+    (jobs run on the pool, of those late, jobs declined while their kind backed off, jobs handed
+    back because another call had the pool); None when it did nothing."""
+    total = [0] * 6
+    for kind, t in after.items():
+        b = before.get(kind, (0,) * 6)
+        for f in range(6):
+            total[f] += t[f] - b[f]
+    jobs, late, declined, busy = total[0], sum(total[1:4]), total[4], total[5]
+    return (jobs, late, declined, busy) if any((jobs, declined, busy)) else None
 
 
 # --------------------------------------------------------------------------------------------
@@ -363,6 +387,8 @@ def json_report(rows: List[Row], head: str, argv: List[str], threads: int, repea
                        "peak_bytes": r.peak}
                       for r in row.results],
             "floor": row.floor, "extras": dict(row.extras),
+            "pool": None if row.pool is None else dict(zip(("jobs", "late", "declined", "busy"),
+                                                           row.pool)),
             "target": None if tg is None else {"form": tg.form, "n": tg.n, "ratio": tg.ratio,
                                                "bar": tg.bar},
         })
@@ -746,7 +772,10 @@ def main(argv: Optional[List[str]] = None) -> int:
                 t0 = time.perf_counter()
                 rows.append(run_case(case, available, repeat, target, budget, pause=0.02))
                 rows[-1].threads = n
-                print(f" {time.perf_counter() - t0:.1f} s", file=log)
+                pool = rows[-1].pool
+                print(f" {time.perf_counter() - t0:.1f} s" + (
+                    f" (pool: {pool[0]} jobs, {pool[1]} late, {pool[2]} declined, {pool[3]} busy)"
+                    if pool else ""), file=log)
         peers.configure(threads, available)
         if args.output_cache == "both":
             cache_off_column(rows, threads, repeat, args.quick)

@@ -187,3 +187,26 @@ def test_a_backed_off_rows_split_takes_the_row_loop(cost_model, inplace):
     assert _four_callers_fail(lambda out: so.scatter_update(d, i, u, reduction="add", out=out),
                               d, want, inplace) == 0
     assert _core.rows_direct_calls() > before
+
+
+def _pool_totals():
+    t = _core.job_tally()
+    return [sum(v[f] for v in t.values()) for f in range(6)]
+
+
+def test_the_job_tally_counts_every_threaded_call(cost_model):
+    # _core.job_tally: per kind of job, (run, late: caller ran all / waited / off its CPU,
+    # declined, handed back).  Every call the model splits is run on the pool or declined by
+    # it; a call on one thread never reaches the pool; a late verdict is one of a job run.
+    d, i, u, _ = _owned_calls()[0]
+    so.set_num_threads(1)
+    before = _pool_totals()
+    so.scatter_elements(d, i, u, 0, reduction="add", out=d.copy())
+    assert _pool_totals() == before
+    so.set_num_threads(2)
+    for k in range(1, 6):
+        so.scatter_elements(d, i, u, 0, reduction="add", out=d.copy())
+        now = _pool_totals()
+        assert now[0] + now[4] + now[5] - (before[0] + before[4] + before[5]) >= k
+    for kind, v in _core.job_tally().items():
+        assert 0 <= kind < 1024 and sum(v[1:4]) <= v[0], (kind, v)

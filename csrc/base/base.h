@@ -98,8 +98,9 @@ int so_run_tasks_polled(void *(*fn)(void *), void *tasks, size_t size, int n, so
  * chosen by the caller; -1: none) that learns whether threads pay for it.
  * Returns 0, having run nothing, when the caller should run its call on its
  * own thread in one piece: another call has the pool, or jobs of this kind
- * came late (the caller ran every task itself, waited for the others more
- * than a quarter of its own time, or was off its CPU a fifth of it) and the
+ * came late (the caller ran every task itself, the job took more than three
+ * quarters of what the caller alone would have at its own pace, or the caller
+ * was off its CPU a fifth of its time) and the
  * pool is backing off: each late job doubles the number of the kind's next
  * jobs declined (2, 4, ... SO_LATE_BACKOFF_MAX), each on time halves it.
  * Else the threads that ran. */
@@ -128,6 +129,16 @@ void so_run_tasks_kind(void *(*fn)(void *), void *tasks, size_t size, int n, so_
  * the state before.  so_cost_model_on: whether on. */
 int so_set_cost_model(int on);
 int so_cost_model_on(void);
+/* threads.c: what became of the jobs of a kind since the module loaded, into
+ * out[SO_TALLY_*]: jobs run on the pool; of those, late because the caller ran
+ * every task, because it waited too long, because it was off its CPU; jobs
+ * declined while the kind backed off; jobs handed back because another call
+ * had the pool.  Returns whether any is nonzero. */
+enum {
+    SO_TALLY_JOBS, SO_TALLY_CALLER_RAN_ALL, SO_TALLY_WAITED, SO_TALLY_OFF_CPU,
+    SO_TALLY_DECLINED, SO_TALLY_POOL_BUSY, SO_TALLY_FIELDS
+};
+int so_job_tally(int kind, long out[SO_TALLY_FIELDS]);
 /* the power of two of n (0 for n < 2), for a kind */
 static inline int so_log2(npy_intp n)
 {

@@ -71,6 +71,33 @@ so_py_set_cost_model(PyObject *self, PyObject *arg)
 }
 
 static PyObject *
+so_py_job_tally(PyObject *self, PyObject *noargs)
+{
+    long t[SO_TALLY_FIELDS];
+    int kind;
+    int ok;
+    PyObject *d = PyDict_New(), *k, *v;
+    (void)self;
+    (void)noargs;
+    if (d == NULL) return NULL;
+    for (kind = 0; kind < SO_JOB_KINDS; kind++) {
+        if (!so_job_tally(kind, t)) continue;
+        k = PyLong_FromLong(kind);
+        v = Py_BuildValue("(llllll)", t[SO_TALLY_JOBS], t[SO_TALLY_CALLER_RAN_ALL],
+                          t[SO_TALLY_WAITED], t[SO_TALLY_OFF_CPU], t[SO_TALLY_DECLINED],
+                          t[SO_TALLY_POOL_BUSY]);
+        ok = k != NULL && v != NULL && PyDict_SetItem(d, k, v) == 0;
+        Py_XDECREF(k);
+        Py_XDECREF(v);
+        if (!ok) {
+            Py_DECREF(d);
+            return NULL;
+        }
+    }
+    return d;
+}
+
+static PyObject *
 so_py_copy(PyObject *self, PyObject *arg)
 {
     (void)self;
@@ -120,6 +147,10 @@ static PyMethodDef so_methods[] = {
      "set_cost_model(on, /)\n--\n\nTests only: False makes every thread split that can be made\n"
      "(no cost model, no back-off); either way what the back-off learnt is forgotten;\n"
      "returns the state before."},
+    {"job_tally", so_py_job_tally, METH_NOARGS,
+     "job_tally()\n--\n\nWhat became of the thread pool's jobs since the module loaded, by kind:\n"
+     "{kind: (jobs, late_caller_ran_all, late_waited, late_off_cpu, declined, pool_busy)} for\n"
+     "the kinds with any (base.h, so_job_tally)."},
     {"set_thread_cap", so_py_set_thread_cap, METH_O,
      "set_thread_cap(n, /)\n--\n\nThe most threads any call may use (the CPUs this process may\n"
      "use, at most the pool's size); returns the cap set."},
