@@ -104,7 +104,7 @@ checked_by_owners(const so_args *a, const so_kernel *kn, int nthreads, int *bad)
      * updates into 1e5, one CPU kept busy: 1.73 against 1.42 ms) */
     if (plan.gnd != 1 || plan.gs_out[0] != 0 || plan.gs_idx[0] == 0 ||
             (plan.bnd == 0 && kn->list == NULL) || plan.k != 1 || plan.out_overlaps ||
-            !so_owned_split_applies(&plan, kn, nthreads) || !so_split_runs(&plan, kn, nthreads)) {
+            !so_owned_split_runs(&plan, kn, nthreads)) {
         Py_DECREF(result);
         return NULL;
     }

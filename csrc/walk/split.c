@@ -210,6 +210,13 @@ so_split_runs(const so_plan *p, const so_kernel *kn, int nthreads)
 }
 
 int
+so_owned_split_runs(const so_plan *p, const so_kernel *kn, int nthreads)
+{
+    int dim = choose_split(p, kn, &nthreads);
+    return dim == SO_SPLIT_OWNED && !so_backing_off(kind_of_call(p, dim));
+}
+
+int
 so_owned_split_applies(const so_plan *p, const so_kernel *kn, int nthreads)
 {
     return choose_split(p, kn, &nthreads) == SO_SPLIT_OWNED;

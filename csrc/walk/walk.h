@@ -84,6 +84,10 @@ int so_direct_form_backs_off(npy_intp size, npy_intp stride, npy_intp nupd);
  * call counts as one it declined).  For a caller with a one-thread form of its
  * own, faster than the walk on one thread (py/rows.c). */
 int so_split_runs(const so_plan *p, const so_kernel *kn, int nthreads);
+/* split.c: so_split_runs for the owned split alone: whether so_run_threaded
+ * would split this plan by index value now (and so_owned_split_applies holds);
+ * one choice of split, where the two asked one after the other make two. */
+int so_owned_split_runs(const so_plan *p, const so_kernel *kn, int nthreads);
 /* owned.c: whether the owned split compacts an axis of size elements, ios
  * bytes apart, several indices at a time (AVX-512, or AVX2 where its offsets
  * are exact). */
