@@ -24,6 +24,7 @@ says so.
 """
 import importlib.util
 import os
+import shutil
 import sys
 import sysconfig
 from glob import glob
@@ -98,6 +99,77 @@ class ParallelBuildExt(build_ext):
 
         self.compiler.compile = compile_all
         super().build_extensions()
+
+    def build_extension(self, ext):
+        """Build ext, or take the library an earlier build made of the same inputs.
+
+        `pip install -e .` then `pip install -e '.[test]'` (the README's two commands) each
+        build in a new temporary folder, so the second compiled the same sources again (about a
+        minute on a 2-core machine).  The key is everything the library depends on: the bytes
+        of every source and header and of this file, the compile and link commands with their
+        flags (the SCATTEROPS_* settings, CC, CFLAGS), the compiler's version, the Python ABI
+        and the NumPy version it is built against.  build/ keeps the last few libraries;
+        `build_ext --force` or SCATTEROPS_BUILD_CACHE=0 builds anew."""
+        key = self._cache_key(ext)
+        cache = os.path.join(HERE, "build", "core-cache")
+        cached = os.path.join(cache, key + sysconfig.get_config_var("EXT_SUFFIX"))
+        target = self.get_ext_fullpath(ext.name)
+        use = not self.force and _load_env_rules().env_bool(
+            "SCATTEROPS_BUILD_CACHE", True, os.environ, _print_warning)
+        if use and os.path.isfile(cached):
+            os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+            partial = f"{target}.{os.getpid()}.tmp"
+            shutil.copy(cached, partial)
+            os.replace(partial, target)  # a process that has the old one loaded keeps it
+            print(f"scatterops._core: the same inputs were built before; taken from {cached}")
+            return
+        super().build_extension(ext)
+        if not use:
+            return
+        try:
+            os.makedirs(cache, exist_ok=True)
+            partial = f"{cached}.{os.getpid()}.tmp"
+            shutil.copy(target, partial)
+            os.replace(partial, cached)
+            kept = sorted((os.path.join(cache, name) for name in os.listdir(cache)
+                           if not name.endswith(".tmp")), key=os.path.getmtime)
+            for old in kept[:-4]:
+                os.remove(old)
+        except OSError as exc:  # a read-only checkout still builds; it only caches nothing
+            _print_warning(f"the built library was not kept in {cache}: {exc}")
+
+    def _cache_key(self, ext):
+        import subprocess
+
+        import numpy as np
+
+        commands = [getattr(self.compiler, name, None) for name in ("compiler_so", "linker_so")]
+        try:
+            version = subprocess.run([commands[0][0], "--version"], capture_output=True,
+                                     text=True, check=False).stdout
+        except (OSError, TypeError, IndexError):
+            version = "unknown"
+        return core_cache_key(ext, commands, version, np.__version__)
+
+
+def core_cache_key(ext, commands, compiler_version, numpy_version, root=HERE):
+    """The build cache's name for what ext builds into: a digest of the bytes of its sources and
+    headers and of setup.py, its flags and macros, the compile and link commands, the
+    compiler's version, the Python ABI and the NumPy version.  The folders of NumPy's headers
+    are left out: pip's isolated builds put the same NumPy in a new folder each time."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in sorted(set(ext.sources) | set(ext.depends)) + [os.path.abspath(__file__)]:
+        digest.update(path.encode() + b"\0")
+        with open(os.path.join(root, path), "rb") as f:
+            digest.update(f.read() + b"\0")
+    numpy_dirs = [d for d in ext.include_dirs if "numpy" in d]
+    digest.update(repr((commands, compiler_version, ext.extra_compile_args, ext.extra_link_args,
+                        ext.define_macros, ext.libraries, sys.version,
+                        sysconfig.get_config_var("EXT_SUFFIX"), numpy_version,
+                        [d for d in ext.include_dirs if d not in numpy_dirs])).encode())
+    return digest.hexdigest()[:24]
 
 
 def main():

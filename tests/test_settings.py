@@ -253,6 +253,36 @@ def test_build_prints_its_warnings(build_flags, capsys):
     assert "warning: SCATTEROPS_WERROR='-1' is not a boolean" in capsys.readouterr().err
 
 
+@needs_checkout
+def test_build_cache_key_follows_every_input(tmp_path):
+    # setup.py keeps the library it built under a digest of its inputs, so that the README's
+    # second install does not compile the same sources again; any input that changes must
+    # change the name, and the folder of NumPy's headers (new in each isolated build) must not
+    from setuptools import Extension
+    key = runpy.run_path(os.path.join(ROOT, "setup.py"), run_name="not_main")["core_cache_key"]
+    (tmp_path / "a.c").write_text("int a;")
+    (tmp_path / "a.h").write_text("#define A 1")
+
+    def name(source="int a;", numpy_dir="/tmp/env1/numpy/_core/include", cflags=("-O3",),
+             macros=(("X", "1"),), commands=(["gcc", "-fPIC"], ["gcc", "-shared"]),
+             version="gcc 12", numpy_version="2.4.6"):
+        (tmp_path / "a.c").write_text(source)
+        ext = Extension("scatterops._core", sources=["a.c"], depends=["a.h"],
+                        include_dirs=[numpy_dir, "csrc"], define_macros=list(macros),
+                        extra_compile_args=list(cflags))
+        return key(ext, list(commands), version, numpy_version, root=str(tmp_path))
+
+    base = name()
+    assert name() == base and name(numpy_dir="/tmp/env2/numpy/_core/include") == base
+    changed = [name(source="int a = 1;"), name(cflags=("-O3", "-Werror")),
+               name(macros=(("X", "1"), ("SCATTEROPS_PORTABLE", "1"))),
+               name(commands=(["clang", "-fPIC"], ["clang", "-shared"])),
+               name(version="gcc 13"), name(numpy_version="2.5.0")]
+    assert len(set(changed + [base])) == len(changed) + 1
+    (tmp_path / "a.h").write_text("#define A 2")
+    assert name() != base
+
+
 # ---- the portable build -------------------------------------------------------------------
 
 
