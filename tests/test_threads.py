@@ -359,69 +359,93 @@ def test_calls_from_many_python_threads_match_sequential_calls(restore_threads):
     assert failures == []
 
 
+@pytest.fixture(scope="module")
+def compaction_case(tmp_path_factory):
+    """The inputs of the compaction test and the reference's results for them, computed once
+    (the pure-NumPy reference took most of the test's time when each child computed them) and
+    saved for the children, which run the C core only."""
+    from scatterops import reference
+    rng = np.random.default_rng(12)
+    n = 1 << 20
+    d = rng.standard_normal(n).astype(np.float32)
+    i = rng.integers(-n, n, (100001, 1))
+    u = rng.standard_normal(100001).astype(np.float32)
+    it = rng.integers(-8, 8, (100001, 1))
+    r = rng.integers(-256, 256, (2, 5000)).astype(np.int32)
+    small, js = d[:5000], i % 5000
+    want = {f"big_{red}": reference.scatter_nd(d, i, u, reduction=red)
+            for red in ("add", "none", "max")}
+    want.update({f"small_{red}": reference.scatter_nd(small, js, u, reduction=red)
+                 for red in ("add", "max")})
+    want.update({f"tiny_{red}": reference.scatter_nd(d[:8], it, u, reduction=red)
+                 for red in ("none", "add")})
+    want["reversed_add"] = reference.scatter_nd(d[::-1], i[:-1], u[:-1], reduction="add")
+    want["mean"] = reference.scatter_elements(d, i[:, 0], u, reduction="mean")
+    at = d[:1 << 16].reshape(256, 256).copy()
+    np.add.at(at, (r[0], r[1]), np.float32(0.5))
+    want["at"] = at
+    path = tmp_path_factory.mktemp("compaction") / "case.npz"
+    np.savez(path, d=d, i=i, u=u, it=it, r=r, **{"want_" + k: v for k, v in want.items()})
+    return str(path)
+
+
 @pytest.mark.parametrize("env_off", [(), ("SCATTEROPS_NO_AVX512",),
                                      ("SCATTEROPS_NO_AVX512", "SCATTEROPS_NO_AVX2")],
                          ids=["best", "no-avx512", "scalar"])
-def test_owned_split_vector_compactions_equal_the_scalar_one(tmp_path, env_off):
+def test_owned_split_vector_compactions_equal_the_scalar_one(compaction_case, env_off):
     # The split by index value compacts a thread's share with AVX-512 where the CPU has
     # it, else with AVX2 (walk/owned.c); SCATTEROPS_NO_AVX512=1 / SCATTEROPS_NO_AVX2=1 turn
     # them off, down to the scalar loop.  Every way must give the reference's bytes, bad
-    # indices included.  (On a CPU without one of them two ids run the same code.)
+    # indices included.  (On a CPU without one of them two ids run the same code.)  The
+    # switches are read at import, so each runs in a child, on 2 threads and on 3.
     code = r"""
 import sys, numpy as np, scatterops as so
-from scatterops import reference
-so.set_num_threads(int(sys.argv[1]))
 so._core.set_cost_model(False)      # every split that can be made, into any out
-rng = np.random.default_rng(12)
-n = 1 << 20
-d = rng.standard_normal(n).astype(np.float32)
-i = rng.integers(-n, n, (100001, 1))
-u = rng.standard_normal(100001).astype(np.float32)
-for red in ("add", "none", "max"):
-    want = reference.scatter_nd(d, i, u, reduction=red).tobytes()
-    assert so.scatter_nd(d, i, u, reduction=red).tobytes() == want, red
+case = np.load(sys.argv[1])
+d, u, it, r = case["d"], case["u"], case["it"], case["r"]
+want = {k[5:]: case[k].tobytes() for k in case.files if k.startswith("want_")}
+n = d.size
+for threads in (2, 3):
+    so.set_num_threads(threads)
+    i = case["i"]
+    for red in ("add", "none", "max"):
+        assert so.scatter_nd(d, i, u, reduction=red).tobytes() == want["big_" + red], red
+        o = d.copy()
+        so.scatter_nd(o, i, u, reduction=red, out=o)
+        assert o.tobytes() == want["big_" + red], red
+    # into an out that stays in cache: split by value with the vector compaction, else the
+    # index check on a second thread beside a walk on one (py/checked.c)
+    small = d[:5000]
+    js = i % 5000
+    for red in ("add", "max"):
+        assert so.scatter_nd(small, js, u, reduction=red).tobytes() == want["small_" + red], red
+    # an out of 8 elements: consecutive indices hit the same element, so the compaction
+    # must keep the order of the updates it moves to the front
+    for red in ("none", "add"):
+        assert so.scatter_nd(d[:8], it, u, reduction=red).tobytes() == want["tiny_" + red], red
+    # out with a negative stride (AVX2 multiplies offsets as unsigned: the scalar loop then)
     o = d.copy()
-    so.scatter_nd(o, i, u, reduction=red, out=o)
-    assert o.tobytes() == want, red
-# into an out that stays in cache: split by value with the vector compaction, else the
-# index check on a second thread beside a walk on one (py/checked.c)
-small = d[:5000]
-js = i % 5000
-for red in ("add", "max"):
-    assert so.scatter_nd(small, js, u, reduction=red).tobytes() == \
-        reference.scatter_nd(small, js, u, reduction=red).tobytes(), red
-# an out of 8 elements: consecutive indices hit the same element, so the compaction
-# must keep the order of the updates it moves to the front
-it = rng.integers(-8, 8, (100001, 1))
-for red in ("none", "add"):
-    assert so.scatter_nd(d[:8], it, u, reduction=red).tobytes() == \
-        reference.scatter_nd(d[:8], it, u, reduction=red).tobytes(), red
-# out with a negative stride (AVX2 multiplies offsets as unsigned: the scalar loop then)
-o = d.copy()
-so.scatter_nd(o[::-1], i[:-1], u[:-1], reduction="add", out=o[::-1])
-assert o[::-1].tobytes() == reference.scatter_nd(d[::-1], i[:-1], u[:-1], reduction="add").tobytes()
-# mean counts its hits in the compaction
-assert so.scatter_elements(d, i[:, 0], u, reduction="mean").tobytes() == \
-    reference.scatter_elements(d, i[:, 0], u, reduction="mean").tobytes()
-# scatterops.at with a tuple of index arrays makes its offsets with AVX2 loops, else scalar
-r = rng.integers(-256, 256, (2, 5000)).astype(np.int32)
-mine, theirs = d[:1 << 16].reshape(256, 256).copy(), d[:1 << 16].reshape(256, 256).copy()
-so.at(np.add, mine, (r[0], r[1]), np.float32(0.5))
-np.add.at(theirs, (r[0], r[1]), np.float32(0.5))
-assert mine.tobytes() == theirs.tobytes()
-i[12347, 0] = n
-js[12347, 0] = 5000
-for big_or_small, ii in ((d, i), (small, js)):
-    try:
-        so.scatter_nd(big_or_small, ii, u, reduction="add")
-        raise SystemExit("no IndexError")
-    except IndexError as e:
-        assert "indices[12347, 0] = %d" % ii[12347, 0] in str(e), e
+    so.scatter_nd(o[::-1], i[:-1], u[:-1], reduction="add", out=o[::-1])
+    assert o[::-1].tobytes() == want["reversed_add"]
+    # mean counts its hits in the compaction
+    assert so.scatter_elements(d, i[:, 0], u, reduction="mean").tobytes() == want["mean"]
+    # scatterops.at with a tuple of index arrays makes its offsets with AVX2 loops, else scalar
+    mine = d[:1 << 16].reshape(256, 256).copy()
+    so.at(np.add, mine, (r[0], r[1]), np.float32(0.5))
+    assert mine.tobytes() == want["at"]
+    i = i.copy()
+    i[12347, 0] = n
+    js[12347, 0] = 5000
+    for big_or_small, ii in ((d, i), (small, js)):
+        try:
+            so.scatter_nd(big_or_small, ii, u, reduction="add")
+            raise SystemExit("no IndexError")
+        except IndexError as e:
+            assert "indices[12347, 0] = %d" % ii[12347, 0] in str(e), e
 print("ok")
 """
     env = {k: v for k, v in os.environ.items() if k not in ("SCATTEROPS_NO_AVX512", "SCATTEROPS_NO_AVX2")}
     env.update({k: "1" for k in env_off})
-    for threads in ("2", "3"):
-        res = subprocess.run([sys.executable, "-c", code, threads], env=env,
-                             capture_output=True, text=True)
-        assert res.returncode == 0 and res.stdout.strip() == "ok", res.stdout + res.stderr
+    res = subprocess.run([sys.executable, "-c", code, compaction_case], env=env,
+                         capture_output=True, text=True)
+    assert res.returncode == 0 and res.stdout.strip() == "ok", res.stdout + res.stderr
