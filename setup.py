@@ -105,18 +105,17 @@ class ParallelBuildExt(build_ext):
 
         `pip install -e .` then `pip install -e '.[test]'` (the README's two commands) each
         build in a new temporary folder, so the second compiled the same sources again (about a
-        minute on a 2-core machine).  The key is everything the library depends on: the bytes
-        of every source and header and of this file, the compile and link commands with their
-        flags (the SCATTEROPS_* settings, CC, CFLAGS), the compiler's version, the Python ABI
-        and the NumPy version it is built against.  build/ keeps the last few libraries;
-        `build_ext --force` or SCATTEROPS_BUILD_CACHE=0 builds anew."""
-        key = self._cache_key(ext)
+        minute on a 2-core machine).  The library is kept under the name core_cache_key gives
+        it; build/ keeps the last few; `build_ext --force` or SCATTEROPS_BUILD_CACHE=0 builds
+        anew."""
+        if self.force or not _load_env_rules().env_bool(
+                "SCATTEROPS_BUILD_CACHE", True, os.environ, _print_warning):
+            super().build_extension(ext)
+            return
         cache = os.path.join(HERE, "build", "core-cache")
-        cached = os.path.join(cache, key + sysconfig.get_config_var("EXT_SUFFIX"))
+        cached = os.path.join(cache, self._cache_key(ext) + sysconfig.get_config_var("EXT_SUFFIX"))
         target = self.get_ext_fullpath(ext.name)
-        use = not self.force and _load_env_rules().env_bool(
-            "SCATTEROPS_BUILD_CACHE", True, os.environ, _print_warning)
-        if use and os.path.isfile(cached):
+        if os.path.isfile(cached):
             os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
             partial = f"{target}.{os.getpid()}.tmp"
             shutil.copy(cached, partial)
@@ -124,8 +123,6 @@ class ParallelBuildExt(build_ext):
             print(f"scatterops._core: the same inputs were built before; taken from {cached}")
             return
         super().build_extension(ext)
-        if not use:
-            return
         try:
             os.makedirs(cache, exist_ok=True)
             partial = f"{cached}.{os.getpid()}.tmp"
