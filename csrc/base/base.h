@@ -116,9 +116,11 @@ int so_run_tasks_report(void *(*fn)(void *), void *tasks, size_t size, int n, so
  * another on the caller (for tasks that split work evenly, as a copy's) */
 void so_run_tasks_kind(void *(*fn)(void *), void *tasks, size_t size, int n, so_poll *poll,
                        int kind);
-/* The kinds: walk/split.c's splits below SO_JOB_KIND_SIDE_CHECK; the check
- * beside the walk (py/call.c); a parallel copy and index check by the power of
- * two of their bytes; py/fold.c's pass by the power of two of its values. */
+/* The kinds: walk/split.c's splits below SO_JOB_KIND_PARTIAL; py/partial.c's
+ * shares by the power of two of the updates; the check beside the walk
+ * (py/call.c); a parallel copy and index check by the power of two of their
+ * bytes; py/fold.c's pass by the power of two of its values. */
+#define SO_JOB_KIND_PARTIAL 640
 #define SO_JOB_KIND_SIDE_CHECK 768
 #define SO_JOB_KIND_COPY 832
 #define SO_JOB_KIND_CHECK 896

@@ -87,6 +87,20 @@ typedef struct {
 } so_mean_indexed;
 #define SO_MEAN_INDEXED_MAX ((npy_intp)0x7fffffff)
 const so_mean_indexed *so_mean_indexed_kernel(PyArray_Descr *d);
+/* partial.c: for a reduction whose result does not depend on the order of the
+ * updates (integer dtypes; add, sub, mul, max, min), the loops of a private
+ * partial output that a share of the updates is reduced into by the
+ * operation's own indexed loop:
+ *   fill(p, n): n contiguous elements at p set to the operation's identity;
+ *   merge(o, aos, p, n): for j < n, o[j*aos] joined with p[j] (add for add and
+ *     sub, the operation itself for the others).
+ * so_partial_kernel_for: the loops for (dtype, op), or NULL (every other dtype,
+ * byte-swapped ones included, and op). */
+typedef struct {
+    void (*fill)(char *p, npy_intp n);
+    void (*merge)(char *o, npy_intp aos, const char *p, npy_intp n);
+} so_partial_kernel;
+const so_partial_kernel *so_partial_kernel_for(PyArray_Descr *d, int op);
 /* rows.c: rows(o, ros, size, idx, u, us, n, f): for i < n, with j = idx[i] read
  * in index type itype (a negative one wrapped), the f contiguous elements at
  * o + j*ros take f(o[j*ros + k], u[i*us + k]) for k < f, in order; an index

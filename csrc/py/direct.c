@@ -70,6 +70,7 @@ direct_loop(const so_args *a, int nthreads, int *itype, npy_intp *n)
      * (walk/split.c): against the owned split into an out in L2 (1e6 updates
      * into 3e4 float32: 1.31-1.40 ms on two threads, 1.13-1.24 ms here) */
     if (nthreads > 1 && a->nupd >= SO_GIL_RELEASE_MIN &&
+            so_partial_threads(a, *n, PyArray_DIM(data, 0), nthreads) < 2 &&
             !so_direct_form_pays(PyArray_DIM(data, 0), PyArray_STRIDE(dst, 0), a->nupd, nthreads) &&
             !so_direct_form_backs_off(PyArray_DIM(data, 0),
                                       a->out != NULL ? PyArray_STRIDE(dst, 0)
@@ -137,7 +138,7 @@ index_error(const so_args *a, const so_direct_form *form, npy_intp pos)
  * values and stops at them). */
 static PyObject *
 one_pass(const so_args *a, const so_direct_form *form, const so_mean_indexed *mean,
-         int nthreads)
+         int nthreads, int partial_threads)
 {
     PyArrayObject *data = a->data, *out = a->out, *work = NULL;
     npy_intp size = PyArray_DIM(data, 0), os, pos;
@@ -170,8 +171,12 @@ one_pass(const so_args *a, const so_direct_form *form, const so_mean_indexed *me
     so_direct_one_pass++;
     poll = a->nupd >= SO_GIL_RELEASE_MIN ? so_unlock(&u) : NULL;
     if (mean != NULL) mean->start(PyArray_BYTES(data), PyArray_STRIDE(data, 0), size, pairs);
-    pos = run_pieces(form, o, os, size, PyArray_BYTES(a->idx), PyArray_ITEMSIZE(a->idx),
-                     PyArray_BYTES(a->upd), poll);
+    pos = partial_threads > 1 ? so_run_partials(a, form, o, os, size, partial_threads, poll)
+                              : SO_PARTIAL_DECLINED;
+    if (pos == SO_PARTIAL_DECLINED) {
+        pos = run_pieces(form, o, os, size, PyArray_BYTES(a->idx), PyArray_ITEMSIZE(a->idx),
+                         PyArray_BYTES(a->upd), poll);
+    }
     if (pos == -1 && mean != NULL && (out == NULL || out == data)) {
         /* the division, into the fresh result or into data itself */
         PyArrayObject *dst = out == NULL ? work : out;
@@ -219,7 +224,7 @@ so_call_direct(const so_args *a, int nthreads, int *done)
     PyArrayObject *data = a->data, *out = a->out, *work;
     const char *func = so_func_names[a->kind];
     npy_intp size = PyArray_DIM(data, 0), pos;
-    int large = a->nupd >= SO_GIL_RELEASE_MIN, rc = 0;
+    int large = a->nupd >= SO_GIL_RELEASE_MIN, rc = 0, partial;
     so_direct_form form = {NULL, NULL, -1, 0, 1, PyArray_ITEMSIZE(a->upd)};
     const so_mean_indexed *mean = NULL;
     so_unlocked u;
@@ -235,9 +240,14 @@ so_call_direct(const so_args *a, int nthreads, int *done)
     }
     *done = form.elems != NULL || so_direct_rows(a, nthreads, &form);
     if (!*done) return NULL;
-    if ((form.elems != NULL && (out == NULL || mean != NULL || scratch_pays(a, form.n, size))) ||
+    /* an order-free reduction on several threads, each into its own partial
+     * output (py/partial.c), writes only what can be dropped, as one_pass */
+    partial = form.elems != NULL && mean == NULL ? so_partial_threads(a, form.n, size, nthreads)
+                                                 : 1;
+    if ((form.elems != NULL &&
+         (out == NULL || mean != NULL || partial > 1 || scratch_pays(a, form.n, size))) ||
             (form.rows != NULL && out == NULL)) {
-        return one_pass(a, &form, mean, nthreads);
+        return one_pass(a, &form, mean, nthreads, partial);
     }
     /* else the whole check first, at memory bandwidth, then the loop into out */
     if (large) {

@@ -30,6 +30,14 @@ so_py_direct_calls(PyObject *self, PyObject *unused)
 }
 
 static PyObject *
+so_py_partial_calls(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyLong_FromUnsignedLong(__atomic_load_n(&so_partial_calls, __ATOMIC_RELAXED));
+}
+
+static PyObject *
 so_py_direct_means(PyObject *self, PyObject *unused)
 {
     (void)self;
@@ -138,6 +146,9 @@ static PyMethodDef so_methods[] = {
      "direct_means()\n--\n\nHow many means ran in the direct form (py/direct.c)."},
     {"direct_one_pass", so_py_direct_one_pass, METH_NOARGS,
      "direct_one_pass()\n--\n\nHow many calls ran in the direct form's one pass (py/direct.c)."},
+    {"partial_calls", so_py_partial_calls, METH_NOARGS,
+     "partial_calls()\n--\n\nHow many calls of the direct form ran on several threads, each into\n"
+     "its own partial output (py/partial.c)."},
     {"rows_direct_calls", so_py_rows_direct_calls, METH_NOARGS,
      "rows_direct_calls()\n--\n\nHow many calls ran in the direct form on rows (py/rows.c)."},
     {"threads_asked", so_py_threads_asked, METH_NOARGS,

@@ -287,6 +287,19 @@ typedef struct {
  * direct form on rows, else 0; so_rows_direct_calls counts the calls that did */
 int so_direct_rows(const so_args *a, int nthreads, so_direct_form *form);
 extern unsigned long so_rows_direct_calls;
+/* partial.c: the threads a call of the direct form on n index values into an
+ * out of size elements runs on in private partial outputs (an order-free
+ * reduction: integer add, sub, mul, max, min with include_self), 1 for none;
+ * so_run_partials runs form's loop so into o (step os, a work array the call
+ * may drop): -1 done, the position of the first bad index, SO_CHECK_STOPPED,
+ * or SO_PARTIAL_DECLINED with nothing written (the pool declined, no memory:
+ * the caller runs its loop on one thread).  so_partial_calls counts the calls
+ * that ran so. */
+#define SO_PARTIAL_DECLINED ((npy_intp)-3)
+int so_partial_threads(const so_args *a, npy_intp n, npy_intp size, int nthreads);
+npy_intp so_run_partials(const so_args *a, const so_direct_form *form, char *o, npy_intp os,
+                         npy_intp size, int nthreads, so_poll *poll);
+extern unsigned long so_partial_calls;
 /* direct.c: the call in its direct form (1-D or on rows (rows.c), typed, one
  * thread, indices of any integer dtype read as they are) with *done = 1, the result or NULL
  * raised; *done = 0 (nothing done) when the call is not of that form. */
