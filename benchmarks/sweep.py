@@ -8,6 +8,8 @@ Each runs at 1 thread and at ``--threads`` (two rows), in a table of its own wit
 * ``sweep-upd-M`` / ``sweep-upd-M-inplace``: M = 10^3 ... 10^7 updates added into 10^5 elements;
 * ``hist-N``: 10^6 updates added into 10^2 and 10^3 elements (histogram shapes: every element is
   hit 10^3-10^4 times);
+* ``count-N``: the same with int64 data and updates (an integer sum, whose bits do not depend on
+  the order of the updates), 10^6 into 10^3 and 10^5 elements;
 * ``idx-DTYPE-N``: the add with int8, int32, int64 and uint64 indices (10^6 updates into 10^2, and
   into 10^6 for those that can address it);
 * ``rows-FN``: ``scatter_update(reduction="add")`` of (m, F) rows into (10^5, F), F = 1, 2, 4, 8,
@@ -177,15 +179,20 @@ NA_ROWS = {"numpy_groupies": "aggregates 1-D values only"}
 
 def case_1d(key: str, name: str, n: int, m: int, red: str = "add", inplace: bool = False,
             idx_dtype=np.int64, sorted_idx: bool = False, extra: Optional[List[Impl]] = None,
-            seed: int = 200, **kw) -> Case:
-    """``scatter_elements(data, indices, updates, 0, reduction=red)``: m float32 updates into n."""
+            seed: int = 200, dtype=f32, **kw) -> Case:
+    """``scatter_elements(data, indices, updates, 0, reduction=red)``: m updates into n, float32
+    in [0, 1), or an integer dtype: data in [0, 1000), updates in [-8, 8]."""
     def make():
         rng = np.random.default_rng(seed)
         ix = rng.integers(0, n, size=m)
         if sorted_idx:
             ix.sort()
-        return {"data": rng.random(n, dtype=f32), "indices": ix.astype(idx_dtype),
-                "updates": rng.random(m, dtype=f32)}
+        if np.dtype(dtype).kind in "iu":
+            return {"data": rng.integers(0, 1000, size=n).astype(dtype),
+                    "indices": ix.astype(idx_dtype),
+                    "updates": rng.integers(-8, 9, size=m).astype(dtype)}
+        return {"data": rng.random(n, dtype=dtype), "indices": ix.astype(idx_dtype),
+                "updates": rng.random(m, dtype=dtype)}
 
     impls = _peer_impls(red, inplace, sorted_idx=sorted_idx) + (extra or [])
     impls.append(Impl("scatterops", f"scatter_elements({red}" + (", out=data)" if inplace else ")"),
@@ -287,6 +294,9 @@ def sweep_cases(quick: bool, shrink: int = 1) -> List[Case]:
         cases.append(case_1d(f"hist-{_fmt(n)}", f"hist: add {_fmt(m)} f32 into {_fmt(n)}", sz(n), sz(m),
                              extra=[Impl("numpy", "data + np.bincount(weights=u)", _bincount,
                                          "close", rtol=1e-4, atol=1e-4)]))
+    for n in (10**3, 10**5):
+        cases.append(case_1d(f"count-{_fmt(n)}", f"count: add {_fmt(m)} int64 into {_fmt(n)} int64",
+                             sz(n), sz(m), dtype=np.int64))
     for n, dtypes in ((10**2, ("int8", "int32", "int64", "uint64")),
                       (10**6, ("int32", "int64", "uint64"))):
         for dt in dtypes:
