@@ -39,7 +39,7 @@ def _ints(rng, dtype, n):
 @given(dtype=st.sampled_from(INT_DTYPES), red=st.sampled_from(sorted(UFUNC)),
        idx_dtype=st.sampled_from(INDEX_DTYPES), nthreads=st.integers(2, 4),
        size=st.integers(1, 120), n=st.integers(0, 3000), seed=st.integers(0, 2**32 - 1),
-       where=st.sampled_from(["fresh", "in place", "other out"]))
+       where=st.sampled_from(["fresh", "in place", "other out", "strided out"]))
 def test_partials_give_ufunc_at_bits(dtype, red, idx_dtype, nthreads, size, n, seed, where):
     rng = np.random.default_rng(seed)
     size = min(size, np.iinfo(idx_dtype).max)
@@ -54,9 +54,14 @@ def test_partials_give_ufunc_at_bits(dtype, red, idx_dtype, nthreads, size, n, s
         elif where == "in place":
             got = data.copy()
             assert so.scatter_elements(got, idx, upd, 0, reduction=red, out=got) is got
-        else:
+        elif where == "other out":
             got = np.zeros_like(data)
             assert so.scatter_elements(data, idx, upd, 0, reduction=red, out=got) is got
+        else:
+            base = np.full(2 * size, 7, dtype)
+            got = base[::2]
+            assert so.scatter_elements(data, idx, upd, 0, reduction=red, out=got) is got
+            assert (base[1::2] == 7).all()
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
     if n >= 2 * nthreads:
@@ -141,3 +146,58 @@ def test_the_cost_model_keeps_small_and_wide_calls_on_one_thread(cost_model):
             got = so.scatter_elements(data, idx, upd, 0, reduction="add")
         np.testing.assert_array_equal(got, _expected(data, idx, upd, "add"))
         assert _core.partial_calls() == before, (size, n)
+
+
+CHILD = r'''
+import json, os, signal, sys, threading, time
+import numpy as np
+import scatterops as so
+from scatterops import _core
+
+_core.set_cost_model(False)             # the split every time: the test is about its stop
+rng = np.random.default_rng(0)
+n = 10**8
+data = rng.integers(-100, 100, 100).astype(np.int8)
+idx = rng.integers(-100, 100, n).astype(np.int8)
+upd = rng.integers(-100, 100, n).astype(np.int8)
+want = data.copy()
+with so.threads(2):
+    t = time.perf_counter()
+    full = so.scatter_elements(data, idx, upd, 0, reduction="add")
+    took = time.perf_counter() - t
+saved = data.copy()
+before = _core.partial_calls()
+timer = threading.Timer(took / 4, lambda: os.kill(os.getpid(), signal.SIGINT))
+raised = False
+with so.threads(2):
+    timer.start()
+    try:
+        so.scatter_elements(data, idx, upd, 0, reduction="add", out=data)
+    except KeyboardInterrupt:
+        raised = True
+    timer.join()
+print(json.dumps({"took": took, "raised": raised, "partials": _core.partial_calls() - before,
+                  "unchanged": bool(np.array_equal(data, saved)),
+                  "whole": bool(np.array_equal(data, full))}))
+'''
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_the_split_leaves_out_whole_or_untouched():
+    # 1e8 int8 updates into 100 int8 on two threads, in place (tens of ms): SIGINT a quarter
+    # of the way in.  The shares go into the scratch copy and the partials, so out is
+    # untouched; had the call ended before the signal was seen, out holds the whole result
+    # -- never a part of it.  (The long interrupt cases are in test_interrupt.py.)
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    p = subprocess.run([sys.executable, "-c", CHILD], cwd=root, capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=str(root)), timeout=300)
+    assert p.returncode == 0, p.stderr
+    got = json.loads(p.stdout.strip().splitlines()[-1])
+    assert got["raised"], got
+    assert got["partials"] == 1, got
+    assert got["unchanged"] or got["whole"], got
