@@ -147,8 +147,8 @@ static PyMethodDef so_methods[] = {
     {"direct_one_pass", so_py_direct_one_pass, METH_NOARGS,
      "direct_one_pass()\n--\n\nHow many calls ran in the direct form's one pass (py/direct.c)."},
     {"partial_calls", so_py_partial_calls, METH_NOARGS,
-     "partial_calls()\n--\n\nHow many calls of the direct form ran on several threads, each into\n"
-     "its own partial output (py/partial.c)."},
+     "partial_calls()\n--\n\nHow many calls of the direct form were split by updates, each thread\n"
+     "into its own partial output (py/partial.c); a worker that woke late may have taken none."},
     {"rows_direct_calls", so_py_rows_direct_calls, METH_NOARGS,
      "rows_direct_calls()\n--\n\nHow many calls ran in the direct form on rows (py/rows.c)."},
     {"threads_asked", so_py_threads_asked, METH_NOARGS,
