@@ -15,31 +15,22 @@
 
 #include <stdint.h>
 
-/* The identity of each operation for type T (max's is T's least value, min's
- * its greatest), and how a partial joins out. */
+/* p[i] = VALUE for i < n: the identity of operation OP */
+#define PARTIAL_FILL(NAME, T, OP, VALUE)                                              \
+static void NAME##_fill_##OP(char *p, npy_intp n)                                     \
+{                                                                                     \
+    T *q = (T *)(void *)p;                                                            \
+    npy_intp i;                                                                       \
+    for (i = 0; i < n; i++) q[i] = (T)(VALUE);                                        \
+}
+
+/* The identity of each operation for type T (add's 0, mul's 1, max's T's
+ * least value, min's its greatest), and how a partial joins out. */
 #define PARTIAL_LOOPS(NAME, T, LEAST, GREATEST)                                       \
-static void NAME##_fill_add(char *p, npy_intp n)                                      \
-{                                                                                     \
-    memset(p, 0, (size_t)n * sizeof(T));                                              \
-}                                                                                     \
-static void NAME##_fill_mul(char *p, npy_intp n)                                      \
-{                                                                                     \
-    T *q = (T *)(void *)p;                                                            \
-    npy_intp i;                                                                       \
-    for (i = 0; i < n; i++) q[i] = (T)1;                                              \
-}                                                                                     \
-static void NAME##_fill_max(char *p, npy_intp n)                                      \
-{                                                                                     \
-    T *q = (T *)(void *)p;                                                            \
-    npy_intp i;                                                                       \
-    for (i = 0; i < n; i++) q[i] = (T)(LEAST);                                        \
-}                                                                                     \
-static void NAME##_fill_min(char *p, npy_intp n)                                      \
-{                                                                                     \
-    T *q = (T *)(void *)p;                                                            \
-    npy_intp i;                                                                       \
-    for (i = 0; i < n; i++) q[i] = (T)(GREATEST);                                     \
-}                                                                                     \
+PARTIAL_FILL(NAME, T, add, 0)                                                         \
+PARTIAL_FILL(NAME, T, mul, 1)                                                         \
+PARTIAL_FILL(NAME, T, max, LEAST)                                                     \
+PARTIAL_FILL(NAME, T, min, GREATEST)                                                  \
 PARTIAL_MERGE(NAME, T, add)                                                           \
 PARTIAL_MERGE(NAME, T, mul)                                                           \
 PARTIAL_MERGE(NAME, T, max)                                                           \

@@ -96,19 +96,22 @@ partial_main(void *arg)
 int
 so_partial_threads(const so_args *a, npy_intp n, npy_intp size, int nthreads)
 {
-    npy_intp bytes = size * PyArray_ITEMSIZE(a->data);
-    if (nthreads < 2 || a->mean || !a->include_self ||
-            so_partial_kernel_for(PyArray_DESCR(a->data), a->op) == NULL ||
-            bytes > so_cache_bytes(2)) {
+    int model = so_cost_model_on(), t;
+    if (nthreads < 2 || a->mean || !a->include_self) return 1;
+    /* the counts first: a small call, the commonest, asks no more */
+    if (model) {
+        if (n < PARTIAL_MIN_RATIO * size) return 1;
+        t = n / PARTIAL_MIN_SHARE < nthreads ? (int)(n / PARTIAL_MIN_SHARE) : nthreads;
+    }
+    else {
+        /* every split that can be made is made (the tests' setting) */
+        t = n / 2 < nthreads ? (int)(n / 2) : nthreads;
+    }
+    if (t < 2 || so_partial_kernel_for(PyArray_DESCR(a->data), a->op) == NULL ||
+            size * PyArray_ITEMSIZE(a->data) > so_cache_bytes(2)) {
         return 1;
     }
-    if (!so_cost_model_on()) {
-        /* every split that can be made is made (the tests' setting) */
-        return n / 2 < nthreads ? (int)(n / 2) : nthreads;
-    }
-    if (n < PARTIAL_MIN_RATIO * size) return 1;
-    if (n / PARTIAL_MIN_SHARE < nthreads) return (int)(n / PARTIAL_MIN_SHARE);
-    return nthreads;
+    return t;
 }
 
 npy_intp
