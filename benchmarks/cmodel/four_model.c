@@ -7,7 +7,7 @@
  *
  * Usage: four_model N_UPDATES OUT_SIZE REPEATS
  * For each variant, the median over REPEATS runs, in ns per update, of one
- * pass over N_UPDATES random int64 indices into OUT_SIZE floats; each repeat
+ * pass over N_UPDATES random int64 indices into OUT_SIZE elements; each repeat
  * runs every variant once, in turn:
  *   loop      o[ix[i]] += u[i], a negative index from the end (numba's loop as
  *             written; the compiler keeps it one update at a time)
@@ -25,7 +25,21 @@
  *             a private buffer first (a loop the compiler vectorises), then
  *             loop4's updates from the buffer: what the loop reads is what
  *             was tested
+ * and a check in vector registers (AVX2 machines):
+ *   vec8      eight indices a step loaded as two vectors, wrapped and tested
+ *             there (one branch for the eight), then each moved to a general
+ *             register for its update: two loads for eight indices instead of
+ *             eight
+ * and, for an out beyond L2, the loops that prefetch (into L2) the element
+ * PREFETCH (128) updates ahead, its index clamped; the last ones without:
+ *   testedpf  tested with the prefetch, one update at a time (the kernel's
+ *             loop beyond L2 before vec8pf)
+ *   vec8pf    vec8 with the eight indices 128 ahead read as vectors too,
+ *             clamped there, and their elements prefetched
  * Every variant's sums are checked equal to loop's, bit for bit.
+ *
+ * The element type is float (float32) unless compiled with -DSO_MODEL_INT64
+ * (int64 data and updates: run.py --dtype int64).
  */
 #define _POSIX_C_SOURCE 200112L
 #define _DEFAULT_SOURCE
@@ -39,11 +53,25 @@
 #include "model.h"
 #include "huge.h"
 
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
+
+#ifdef SO_MODEL_INT64
+typedef int64_t T;
+#define T_NAME "int64"
+#define T_VALUE(x) ((T)((x) >> 40))
+#else
+typedef float T;
+#define T_NAME "float32"
+#define T_VALUE(x) ((T)((x) >> 40) * 1e-7f)
+#endif
+
 #define WRAP(j, size) ((j) + ((j) < 0 ? (size) : 0))
 #define OUTSIDE(j, size) ((uint64_t)(j) >= (uint64_t)(size))
 
 __attribute__((noinline)) static int64_t
-loop(float *restrict o, const int64_t *restrict ix, const float *restrict u, int64_t n,
+loop(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n,
      int64_t size)
 {
 #pragma GCC unroll 1
@@ -55,7 +83,7 @@ loop(float *restrict o, const int64_t *restrict ix, const float *restrict u, int
 }
 
 __attribute__((noinline)) static int64_t
-loop4(float *restrict o, const int64_t *restrict ix, const float *restrict u, int64_t n,
+loop4(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n,
       int64_t size)
 {
     int64_t i = 0;
@@ -74,7 +102,7 @@ loop4(float *restrict o, const int64_t *restrict ix, const float *restrict u, in
 }
 
 __attribute__((noinline)) static int64_t
-tested(float *restrict o, const int64_t *restrict ix, const float *restrict u, int64_t n,
+tested(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n,
        int64_t size)
 {
 #pragma GCC unroll 1
@@ -87,7 +115,7 @@ tested(float *restrict o, const int64_t *restrict ix, const float *restrict u, i
 }
 
 __attribute__((noinline)) static int64_t
-tested4(float *restrict o, const int64_t *restrict ix, const float *restrict u, int64_t n,
+tested4(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n,
         int64_t size)
 {
     int64_t i = 0;
@@ -112,7 +140,7 @@ tested4(float *restrict o, const int64_t *restrict ix, const float *restrict u, 
 #define CLAMP(j, size) (OUTSIDE(j, size) ? 0 : (j))
 
 __attribute__((noinline)) static int64_t
-clamp4(float *restrict o, const int64_t *restrict ix, const float *restrict u, int64_t n,
+clamp4(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n,
        int64_t size)
 {
     int64_t i = 0;
@@ -135,14 +163,14 @@ clamp4(float *restrict o, const int64_t *restrict ix, const float *restrict u, i
 #define BUF_CHUNK 256
 
 __attribute__((noinline)) static int64_t
-buf4(float *restrict o, const int64_t *restrict ix, const float *restrict u, int64_t n,
+buf4(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n,
      int64_t size)
 {
     int64_t b[BUF_CHUNK] __attribute__((aligned(64)));
     for (int64_t c = 0; c < n; c += BUF_CHUNK) {
         const int64_t e = n - c < BUF_CHUNK ? n - c : BUF_CHUNK;
         const int64_t *x = ix + c;
-        const float *v = u + c;
+        const T *v = u + c;
         uint64_t bad = 0;
         int64_t i = 0;
         for (int64_t k = 0; k < e; k++) {
@@ -165,7 +193,110 @@ buf4(float *restrict o, const int64_t *restrict ix, const float *restrict u, int
     return -1;
 }
 
-typedef int64_t (*variant)(float *restrict, const int64_t *restrict, const float *restrict,
+
+#ifdef __AVX2__
+/* the indices wrapped into (u)int64 lanes, and whether all four are in [0, size) */
+#define VWRAP(v) _mm256_add_epi64(v, _mm256_and_si256(_mm256_cmpgt_epi64(zero, v), sz))
+#define VINSIDE(v) _mm256_cmpgt_epi64(szf, _mm256_xor_si256(v, flip))
+#define APPLY4(v, k)                                                                    \
+    do {                                                                                \
+        __m128i lo_ = _mm256_castsi256_si128(v), hi_ = _mm256_extracti128_si256(v, 1);   \
+        int64_t j0 = _mm_cvtsi128_si64(lo_), j1 = _mm_extract_epi64(lo_, 1);            \
+        int64_t j2 = _mm_cvtsi128_si64(hi_), j3 = _mm_extract_epi64(hi_, 1);            \
+        o[j0] = o[j0] + u[(k)];                                                         \
+        o[j1] = o[j1] + u[(k) + 1];                                                     \
+        o[j2] = o[j2] + u[(k) + 2];                                                     \
+        o[j3] = o[j3] + u[(k) + 3];                                                     \
+    } while (0)
+
+__attribute__((noinline)) static int64_t
+vec8(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n, int64_t size)
+{
+    const __m256i sz = _mm256_set1_epi64x(size), flip = _mm256_set1_epi64x(INT64_MIN);
+    const __m256i szf = _mm256_xor_si256(sz, flip), zero = _mm256_setzero_si256();
+    int64_t i = 0, at;
+    for (; i + 8 <= n; i += 8) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(ix + i));
+        __m256i w = _mm256_loadu_si256((const __m256i *)(const void *)(ix + i + 4));
+        v = VWRAP(v);
+        w = VWRAP(w);
+        if (_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_and_si256(VINSIDE(v), VINSIDE(w))))
+                != 0xF) {
+            break;
+        }
+        APPLY4(v, i);
+        APPLY4(w, i + 4);
+    }
+    at = tested4(o, ix + i, u + i, n - i, size);
+    return at < 0 ? at : i + at;
+}
+#endif
+
+#define PREFETCH 128
+#define CLAMPW(j, size) (OUTSIDE(WRAP(j, size), size) ? 0 : WRAP(j, size))
+
+__attribute__((noinline)) static int64_t
+testedpf(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n, int64_t size)
+{
+    int64_t i = 0;
+#pragma GCC unroll 1
+    for (; i < n - PREFETCH; i++) {
+        int64_t j = WRAP(ix[i], size);
+        if (OUTSIDE(j, size)) return i;
+        __builtin_prefetch(o + CLAMPW(ix[i + PREFETCH], size), 0, 1);
+        o[j] = o[j] + u[i];
+    }
+#pragma GCC unroll 1
+    for (; i < n; i++) {
+        int64_t j = WRAP(ix[i], size);
+        if (OUTSIDE(j, size)) return i;
+        o[j] = o[j] + u[i];
+    }
+    return -1;
+}
+
+#ifdef __AVX2__
+#define PREFETCH4(v)                                                                    \
+    do {                                                                                \
+        __m128i lo_ = _mm256_castsi256_si128(v), hi_ = _mm256_extracti128_si256(v, 1);   \
+        __builtin_prefetch(o + _mm_cvtsi128_si64(lo_), 0, 1);                           \
+        __builtin_prefetch(o + _mm_extract_epi64(lo_, 1), 0, 1);                        \
+        __builtin_prefetch(o + _mm_cvtsi128_si64(hi_), 0, 1);                           \
+        __builtin_prefetch(o + _mm_extract_epi64(hi_, 1), 0, 1);                        \
+    } while (0)
+
+__attribute__((noinline)) static int64_t
+vec8pf(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n, int64_t size)
+{
+    const __m256i sz = _mm256_set1_epi64x(size), flip = _mm256_set1_epi64x(INT64_MIN);
+    const __m256i szf = _mm256_xor_si256(sz, flip), zero = _mm256_setzero_si256();
+    int64_t i = 0, at;
+    for (; i + 8 <= n - PREFETCH; i += 8) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(ix + i));
+        __m256i w = _mm256_loadu_si256((const __m256i *)(const void *)(ix + i + 4));
+        __m256i pv = _mm256_loadu_si256((const __m256i *)(const void *)(ix + i + PREFETCH));
+        __m256i pw = _mm256_loadu_si256((const __m256i *)(const void *)(ix + i + PREFETCH + 4));
+        v = VWRAP(v);
+        w = VWRAP(w);
+        if (_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_and_si256(VINSIDE(v), VINSIDE(w))))
+                != 0xF) {
+            break;
+        }
+        pv = VWRAP(pv);
+        pw = VWRAP(pw);
+        pv = _mm256_and_si256(pv, VINSIDE(pv));
+        pw = _mm256_and_si256(pw, VINSIDE(pw));
+        PREFETCH4(pv);
+        PREFETCH4(pw);
+        APPLY4(v, i);
+        APPLY4(w, i + 4);
+    }
+    at = tested4(o, ix + i, u + i, n - i, size);
+    return at < 0 ? at : i + at;
+}
+#endif
+
+typedef int64_t (*variant)(T *restrict, const int64_t *restrict, const T *restrict,
                            int64_t, int64_t);
 
 int
@@ -174,23 +305,31 @@ main(int argc, char **argv)
     int64_t n = argc > 1 ? atoll(argv[1]) : 1000000;
     int64_t size = argc > 2 ? atoll(argv[2]) : 100000;
     int reps = argc > 3 ? atoi(argv[3]) : 21;
-    static const char *const names[] = {"loop", "loop4", "tested", "tested4", "clamp4", "buf4"};
-    static const variant fns[] = {loop, loop4, tested, tested4, clamp4, buf4};
+#ifdef __AVX2__
+    static const char *const names[] = {"loop", "loop4", "tested", "tested4", "clamp4", "buf4",
+                                        "vec8", "testedpf", "vec8pf"};
+    static const variant fns[] = {loop, loop4, tested, tested4, clamp4, buf4, vec8, testedpf,
+                                  vec8pf};
+#else
+    static const char *const names[] = {"loop", "loop4", "tested", "tested4", "clamp4", "buf4",
+                                        "testedpf"};
+    static const variant fns[] = {loop, loop4, tested, tested4, clamp4, buf4, testedpf};
+#endif
     enum { NVAR = sizeof names / sizeof names[0] };
     int64_t *ix = big(sizeof *ix * (size_t)n);
-    float *u = big(sizeof *u * (size_t)n);
-    float *o[NVAR];
+    T *u = big(sizeof *u * (size_t)n);
+    T *o[NVAR];
     double *t = malloc(sizeof *t * (size_t)reps * NVAR);
     uint64_t x = 88172645463325252ull;
     int v, r, bad = 0;
-    for (v = 0; v < NVAR; v++) o[v] = big(sizeof(float) * (size_t)size);
+    for (v = 0; v < NVAR; v++) o[v] = big(sizeof(T) * (size_t)size);
     for (int64_t i = 0; i < n; i++) {
         x ^= x << 13; x ^= x >> 7; x ^= x << 17;
         ix[i] = (int64_t)(x % (uint64_t)(2 * size)) - size;     /* negatives too */
-        u[i] = (float)(x >> 40) * 1e-7f;
+        u[i] = T_VALUE(x);
     }
-    printf("%lld int64 indices into %lld float32, median of %d, ns/update\n", (long long)n,
-           (long long)size, reps);
+    printf("%lld int64 indices into %lld %s, median of %d, ns/update\n", (long long)n,
+           (long long)size, T_NAME, reps);
     for (r = 0; r < reps; r++) {
         for (v = 0; v < NVAR; v++) {
             double t0 = now();
@@ -198,7 +337,7 @@ main(int argc, char **argv)
             t[v * reps + r] = now() - t0;
         }
     }
-    for (v = 1; v < NVAR; v++) bad |= memcmp(o[0], o[v], sizeof(float) * (size_t)size) != 0;
+    for (v = 1; v < NVAR; v++) bad |= memcmp(o[0], o[v], sizeof(T) * (size_t)size) != 0;
     for (v = 0; v < NVAR; v++) {
         qsort(t + v * reps, (size_t)reps, sizeof *t, cmp_double);
         printf("  %-8s %6.3f\n", names[v], t[v * reps + reps / 2] * 1e9 / (double)n);

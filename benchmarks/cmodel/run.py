@@ -6,6 +6,7 @@ one-thread targets (docs/performance.md has one run of each).
     python benchmarks/cmodel/run.py --model prefetch 1000000 10000000 50000000
     python benchmarks/cmodel/run.py --model prefetch --updates 10000000 100000
     python benchmarks/cmodel/run.py --model four 100 1000 30000 100000
+    python benchmarks/cmodel/run.py --model four --dtype int64 1000 100000
 """
 from __future__ import annotations
 
@@ -24,10 +25,15 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=21)
     ap.add_argument("--model", choices=["scatter", "runs", "prefetch", "rows", "partition", "fusedrows", "four"], default="scatter")
     ap.add_argument("--sorted", action="store_true", help="runs model: sorted indices")
+    ap.add_argument("--dtype", choices=["float32", "int64"], default="float32",
+                    help="four model: the type of out and the updates")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         exe = os.path.join(tmp, "scatter_model")
-        subprocess.run(["gcc", "-O3", "-march=native", "-std=c11", "-pthread", "-o", exe,
+        define = ["-DSO_MODEL_INT64"] if args.dtype == "int64" else []
+        if define and args.model != "four":
+            ap.error("--dtype is for --model four")
+        subprocess.run(["gcc", "-O3", "-march=native", "-std=c11", "-pthread", *define, "-o", exe,
                         os.path.join(HERE, f"{args.model}_model.c")], check=True)
         extra = [str(int(args.sorted))] if args.model == "runs" else []
         for size in args.sizes:

@@ -1,0 +1,143 @@
+"""With 8-byte indices on a CPU with AVX2, the direct loop into a contiguous out (kernels/indexed.c)
+reads its indices eight at a time as two vectors, wraps and tests the eight with one branch, then
+applies the eight updates in order; a group with a bad index goes to the loop of one update at a
+time, which stops at the first bad one.  Into an out beyond L2 it also reads, as vectors, the
+indices 128 updates ahead, clamps them and prefetches their elements.  Here, on one thread:
+
+* a bad index in each of the eight places of a group -- at the start, around the loop's chunks of
+  2048, inside the last 136 updates (which prefetch nothing) and at the end -- alone or with a
+  second bad one later in its group, is named at its own position, and data is unchanged; into
+  an out in L1 and into one beyond L2;
+* a bad index that the loop first reads as an index 128 ahead (to prefetch) is clamped there, and
+  named when its own group comes;
+* calls of every length from 0 to 20 updates, around a chunk and around the prefetch's end, for
+  int64 and uint64 indices, several dtypes and every reduction, are bit-equal to the reference,
+  with duplicates and negative indices;
+* the same calls in a child with ``SCATTEROPS_NO_AVX2=1`` (the loops of four), bit-equal too.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import scatterops as so
+from scatterops import _core, reference
+
+SMALL = 100                 # elements of out: in L1
+BIG = 1 << 20               # float32 elements: 4 MiB, beyond one core's L2 (prefetching)
+CHUNK = 2048                # kernels/indexed.c's RUN_CHUNK
+AHEAD = 128                 # kernels/indexed.c's PREFETCH_AHEAD
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    with so.threads(1):
+        yield
+
+
+def _indices(dtype, n, size, seed):
+    lo = -size if np.dtype(dtype).kind == "i" else 0
+    return np.random.default_rng(seed).integers(lo, size, n).astype(dtype)
+
+
+def _same(a, b):
+    assert a.dtype == b.dtype and a.shape == b.shape
+    np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
+
+
+N_BAD = 3 * CHUNK + 20
+
+
+@pytest.mark.parametrize("size", [SMALL, BIG])
+@pytest.mark.parametrize("idx_dtype", ["int64", "uint64"])
+@pytest.mark.parametrize("pos", [0, 1, 3, 4, 5, 7, 8, 13, CHUNK - 1, CHUNK, CHUNK + 4, CHUNK + 7,
+                                 N_BAD - AHEAD - 9, N_BAD - AHEAD - 8, N_BAD - AHEAD - 1,
+                                 N_BAD - 5, N_BAD - 1])
+@pytest.mark.parametrize("later", [None, 1, 4])
+def test_the_first_bad_index_of_a_group_of_eight_is_named(size, idx_dtype, pos, later):
+    idx = _indices(idx_dtype, N_BAD, size, pos)
+    idx[pos] = size
+    if later is not None and pos + later < N_BAD:
+        idx[pos + later] = size + 1
+    data = np.random.default_rng(1).random(size, dtype=np.float32)
+    kept = data.copy()
+    upd = np.ones(N_BAD, np.float32)
+    for reduction in ("add", "max"):
+        with pytest.raises(IndexError, match=rf"indices\[{pos}\] = {size} is out of bounds"):
+            so.scatter_elements(data, idx, upd, 0, reduction=reduction)
+    _same(data, kept)
+
+
+@pytest.mark.parametrize("bad", [BIG, -BIG - 1, 2**62])
+def test_a_bad_index_read_ahead_is_clamped_then_named(bad):
+    # the groups before position 500 read it as an index 128 ahead, to prefetch its element
+    n, pos = 4 * CHUNK, 500
+    idx = _indices("int64", n, BIG, 11)
+    idx[pos] = bad
+    data = np.zeros(BIG, np.float32)
+    with pytest.raises(IndexError, match=rf"indices\[{pos}\] = {bad} is out of bounds"):
+        so.scatter_elements(data, idx, np.ones(n, np.float32), 0, reduction="add")
+    assert not data.any()
+
+
+LENGTHS = list(range(21)) + [CHUNK - 3, CHUNK + 9, AHEAD + 7, AHEAD + 8, AHEAD + 9, AHEAD + 16,
+                             AHEAD + 17, 2 * CHUNK + AHEAD + 8]
+CASES = [(d, r) for d in ["float32", "float64", "int64", "int8", "complex64"]
+         for r in ["add", "sub", "mul", "max", "min"]
+         if not (d == "complex64" and r in ("max", "min"))]
+
+
+def _calls(idx_dtype, size):
+    """(data, idx, upd, reduction) of every length and case, into size elements."""
+    rng = np.random.default_rng(size)
+    for dtype, reduction in CASES:
+        data = (rng.standard_normal(size) * 4).astype(dtype)
+        for n in LENGTHS:
+            idx = _indices(idx_dtype, n, size, n)
+            idx[: n // 3] = idx[0] if n else idx[: n // 3]     # duplicates: the order shows
+            upd = (rng.standard_normal(n) * 3).astype(dtype)
+            yield data, idx, upd, reduction
+
+
+@pytest.mark.parametrize("size", [SMALL, BIG // 4])
+@pytest.mark.parametrize("idx_dtype", ["int64", "uint64"])
+def test_every_length_equals_the_reference(idx_dtype, size):
+    calls = _core.direct_calls() + _core.direct_one_pass()
+    for data, idx, upd, reduction in _calls(idx_dtype, size):
+        want = reference.scatter_elements(data, idx, upd, 0, reduction=reduction)
+        _same(so.scatter_elements(data, idx, upd, 0, reduction=reduction), want)
+        inplace = data.copy()
+        so.scatter_elements(inplace, idx, upd, 0, reduction=reduction, out=inplace)
+        _same(inplace, want)
+    assert _core.direct_calls() + _core.direct_one_pass() > calls
+
+
+_CHILD = """
+import sys
+import numpy as np
+import scatterops as so
+from scatterops import _core, reference
+sys.path.insert(0, {tests!r})
+import test_direct_eights as t
+assert not _core.cpu_features()[2], _core.cpu_features()
+so.set_num_threads(1)
+for size in (t.SMALL, t.BIG // 4):
+    for idx_dtype in ("int64", "uint64"):
+        for data, idx, upd, reduction in t._calls(idx_dtype, size):
+            want = reference.scatter_elements(data, idx, upd, 0, reduction=reduction)
+            got = so.scatter_elements(data, idx, upd, 0, reduction=reduction)
+            assert got.tobytes() == want.tobytes(), (size, idx_dtype, reduction, len(idx))
+print("ok")
+"""
+
+
+def test_the_loops_of_four_without_avx2():
+    """SCATTEROPS_NO_AVX2=1 holds for a whole process, so in a child."""
+    env = dict(os.environ, SCATTEROPS_NO_AVX2="1", SCATTEROPS_NO_AVX512="1")
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(os.path.dirname(so.__file__)),
+                                         env.get("PYTHONPATH", "")])
+    child = _CHILD.format(tests=os.path.dirname(os.path.abspath(__file__)))
+    res = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True, text=True)
+    assert res.returncode == 0 and res.stdout.strip() == "ok", res.stderr[-2000:]
