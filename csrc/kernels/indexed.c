@@ -5,8 +5,10 @@
  * every typed dtype but float16 and bool (kernels/ops.h) and every reduction.
  * Indices and updates contiguous and aligned; out at any stride.  Into a
  * contiguous out, a chunk whose indices repeat in long runs keeps the element
- * in a register while its index repeats, and into one beyond L2 the element
- * PREFETCH_AHEAD updates later is prefetched (both below).
+ * in a register while its index repeats, into one beyond L2 the element
+ * PREFETCH_AHEAD updates later is prefetched, and other chunks take their
+ * updates four at a time, or eight with 8-byte indices on a CPU with AVX2 (all
+ * below).
  *
  * The caller has checked every value (a whole-run min/max, plan/check_run.c),
  * yet each is still wrapped and clamped into [0, size) as it is read (a
@@ -177,6 +179,121 @@ NAME##_##OP##_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,    
 
 SO_INDEXED_TYPES(FOR_OPS)
 
+/* With 8-byte indices on a CPU with AVX2 (chosen at run time), the loop into a
+ * contiguous out takes its updates eight at a time: the eight indices are read
+ * as two vectors, wrapped and tested there with one branch for the eight, then
+ * moved one by one to a general register for their updates, applied in order:
+ * the same operations in the same order, so the same bits.  A group with a bad
+ * index leaves to the loop of one update at a time, which stops at the first
+ * bad one.  Into an out beyond L2 the indices PREFETCH_AHEAD updates on are
+ * read as vectors too, clamped, and their elements prefetched.  Two loads for
+ * eight indices instead of eight leave the load ports to out and the updates:
+ * the C model (benchmarks/cmodel/four_model.c, vec8, against the loops above,
+ * 1e6 int64 indices, three runs, each variant's median of 15 interleaved): into
+ * 1e3 float32 6-16% faster, as fast as the loop without any test (numba's);
+ * into 1e5 int64 8-16%; with the prefetch into 1e6 float32 4-13%, int64
+ * 10-12%.  In the package (one build, AVX2 on then off in each of 8
+ * processes, one thread, 1e6 updates, median of the ratios): into 1e3 float32
+ * 0.92, int64 0.87; into 1e5 int64 0.88; into 1e6 float32 0.92; into 1e2 and
+ * 1e5 float32 level (0.99-1.01).  Chunks with long runs take the loop above. */
+#if SO_X86_VECTOR
+#define V8_WRAP_1(v) _mm256_add_epi64(v, _mm256_and_si256(_mm256_cmpgt_epi64(zero, v), vsize))
+#define V8_WRAP_0(v) (v)
+/* all ones in the lanes of v in [0, size), compared as unsigned */
+#define V8_INSIDE(v) _mm256_cmpgt_epi64(vlimit, _mm256_xor_si256(v, vflip))
+#define V8_APPLY4(NAME, OP, v, k)                                                     \
+    do {                                                                              \
+        __m128i lo_ = _mm256_castsi256_si128(v), hi_ = _mm256_extracti128_si256(v, 1); \
+        npy_intp j0_ = _mm_cvtsi128_si64(lo_), j1_ = _mm_extract_epi64(lo_, 1);       \
+        npy_intp j2_ = _mm_cvtsi128_si64(hi_), j3_ = _mm_extract_epi64(hi_, 1);       \
+        op[j0_] = SO_OP1(NAME, OP)(op[j0_], up[(k)]);                                 \
+        op[j1_] = SO_OP1(NAME, OP)(op[j1_], up[(k) + 1]);                             \
+        op[j2_] = SO_OP1(NAME, OP)(op[j2_], up[(k) + 2]);                             \
+        op[j3_] = SO_OP1(NAME, OP)(op[j3_], up[(k) + 3]);                             \
+    } while (0)
+#define V8_PREFETCH4(v)                                                               \
+    do {                                                                              \
+        __m128i lo_ = _mm256_castsi256_si128(v), hi_ = _mm256_extracti128_si256(v, 1); \
+        __builtin_prefetch(op + _mm_cvtsi128_si64(lo_), 0, 1);                        \
+        __builtin_prefetch(op + _mm_extract_epi64(lo_, 1), 0, 1);                     \
+        __builtin_prefetch(op + _mm_cvtsi128_si64(hi_), 0, 1);                        \
+        __builtin_prefetch(op + _mm_extract_epi64(hi_, 1), 0, 1);                     \
+    } while (0)
+
+#define INDEXED_V8(NAME, T, OP, IN, IT, S)                                            \
+__attribute__((target("avx2"))) static npy_intp                                       \
+NAME##_##OP##_v8_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,       \
+                         const char *u, npy_intp n)                                   \
+{                                                                                     \
+    const IT *restrict ix = (const IT *)(const void *)idx;                            \
+    const T *restrict up = (const T *)(const void *)u;                                \
+    T *restrict op = (T *)(void *)o;                                                  \
+    const __m256i vsize = _mm256_set1_epi64x(size), zero = _mm256_setzero_si256();    \
+    const __m256i vflip = _mm256_set1_epi64x(NPY_MIN_INT64);                          \
+    const __m256i vlimit = _mm256_xor_si256(vsize, vflip);                            \
+    /* the groups that prefetch: i < pf_end, so i + PREFETCH_AHEAD + 8 <= n */       \
+    const npy_intp pf_end = prefetch_pays(size, sizeof(T)) ? n - PREFETCH_AHEAD - 8   \
+                                                           : 0;                       \
+    npy_intp i, c, pos;                                                               \
+    (void)zero;                                                                       \
+    if (aos != (npy_intp)sizeof(T)) return NAME##_##OP##_by_##IN(o, aos, size, idx, u, n); \
+    for (c = 0; c < n; c += RUN_CHUNK) {                                              \
+        npy_intp e = n - c < RUN_CHUNK ? n : c + RUN_CHUNK;                           \
+        if (long_runs_##IN(ix + c, e - c)) {                                          \
+            pos = NAME##_##OP##_by_##IN(o, aos, size, (const char *)(ix + c),         \
+                                        (const char *)(up + c), e - c);               \
+            if (pos >= 0) return c + pos;                                             \
+            continue;                                                                 \
+        }                                                                             \
+        for (i = c; i + 8 <= e; i += 8) {                                             \
+            __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(ix + i));  \
+            __m256i w = _mm256_loadu_si256((const __m256i *)(const void *)(ix + i + 4)); \
+            v = V8_WRAP_##S(v);                                                       \
+            w = V8_WRAP_##S(w);                                                       \
+            if (_mm256_movemask_pd(_mm256_castsi256_pd(                               \
+                    _mm256_and_si256(V8_INSIDE(v), V8_INSIDE(w)))) != 0xF) {          \
+                break;                                                                \
+            }                                                                         \
+            if (i < pf_end) {                                                         \
+                const IT *ahead = ix + i + PREFETCH_AHEAD;                            \
+                __m256i pv = _mm256_loadu_si256((const __m256i *)(const void *)ahead); \
+                __m256i pw = _mm256_loadu_si256((const __m256i *)(const void *)(ahead + 4)); \
+                pv = V8_WRAP_##S(pv);                                                 \
+                pw = V8_WRAP_##S(pw);                                                 \
+                pv = _mm256_and_si256(pv, V8_INSIDE(pv));                             \
+                pw = _mm256_and_si256(pw, V8_INSIDE(pw));                             \
+                V8_PREFETCH4(pv);                                                     \
+                V8_PREFETCH4(pw);                                                     \
+            }                                                                         \
+            V8_APPLY4(NAME, OP, v, i);                                                \
+            V8_APPLY4(NAME, OP, w, i + 4);                                            \
+        }                                                                             \
+        for (; i < e; i++) {                                                          \
+            npy_intp j = SO_IX_WRAP_##S(ix[i], size);                                 \
+            if (SO_IX_OUTSIDE(j, size)) return i;                                     \
+            op[j] = SO_OP1(NAME, OP)(op[j], up[i]);                                   \
+        }                                                                             \
+    }                                                                                 \
+    return -1;                                                                        \
+}
+
+#define V8_FOR_INDEX(NAME, T, OP)                                                     \
+    INDEXED_V8(NAME, T, OP, i64, npy_int64, 1)                                        \
+    INDEXED_V8(NAME, T, OP, u64, npy_uint64, 0)
+
+#define V8_FOR_OPS(NAME, T)                                                           \
+    V8_FOR_INDEX(NAME, T, add) V8_FOR_INDEX(NAME, T, sub) V8_FOR_INDEX(NAME, T, mul)  \
+    V8_FOR_INDEX(NAME, T, max) V8_FOR_INDEX(NAME, T, min)                             \
+    static const so_indexed_fn NAME##_v8_ops[SO_NOPS][2] = {                          \
+        {NULL, NULL}, {NAME##_add_v8_by_i64, NAME##_add_v8_by_u64},                   \
+        {NAME##_sub_v8_by_i64, NAME##_sub_v8_by_u64},                                 \
+        {NAME##_mul_v8_by_i64, NAME##_mul_v8_by_u64},                                 \
+        {NAME##_max_v8_by_i64, NAME##_max_v8_by_u64},                                 \
+        {NAME##_min_v8_by_i64, NAME##_min_v8_by_u64}, {NULL, NULL}};
+
+SO_INDEXED_TYPES(V8_FOR_OPS)
+#endif
+
 so_indexed_fn
 so_indexed_kernel(PyArray_Descr *d, int op, int itype)
 {
@@ -188,5 +305,13 @@ so_indexed_kernel(PyArray_Descr *d, int op, int itype)
             rows[row] == NULL) {
         return NULL;
     }
+#if SO_X86_VECTOR
+    if ((itype == SO_IX_i64 || itype == SO_IX_u64) && so_cpu_has(SO_CPU_AVX2)) {
+        static const so_indexed_fn (*const v8[SO_NROWS])[2] = {
+            i8_v8_ops, i16_v8_ops, i32_v8_ops, i64_v8_ops, u8_v8_ops, u16_v8_ops,
+            u32_v8_ops, u64_v8_ops, NULL, f32_v8_ops, f64_v8_ops, c64_v8_ops, c128_v8_ops};
+        return v8[row][op][itype == SO_IX_u64];
+    }
+#endif
     return rows[row][op][itype];
 }
