@@ -136,6 +136,7 @@ print("ok")
 """
 
 
+@pytest.mark.slow      # every call again in a child: the plain suite's, not the sanitizers'
 def test_the_loops_of_four_without_avx2():
     """SCATTEROPS_NO_AVX2=1 holds for a whole process, so in a child."""
     env = dict(os.environ, SCATTEROPS_NO_AVX2="1", SCATTEROPS_NO_AVX512="1")

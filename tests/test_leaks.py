@@ -19,6 +19,11 @@ several minutes:
 
 The RSS allowance is a fixed 256 KiB over the last half of the calls, so the
 default run catches a C leak of ~128 bytes a call and the full run one of ~5.
+
+The file is marked slow: the plain suite runs it, the run under the sanitizers
+(tools/sanitize.sh) does not.  There AddressSanitizer's quarantine grows the RSS by
+design, and the calls go through the paths the rest of the suite already runs
+under it; its thousands of calls a path took 18 s of that run's time.
 """
 import os
 import sys
@@ -29,6 +34,8 @@ import pytest
 from numpy.exceptions import AxisError
 
 import scatterops as so
+
+pytestmark = pytest.mark.slow
 
 CALLS_PER_PATH = int(os.environ.get("SCATTEROPS_LEAK_CALLS", "4000"))
 RSS_ALLOWANCE = 256 * 1024
