@@ -22,6 +22,9 @@ CHILD = textwrap.dedent(r'''
     import json, os, signal, sys, threading, time
     import numpy as np
     import scatterops as so
+    # a Ctrl-C raises KeyboardInterrupt here however the suite was started (a shell's
+    # background job starts with SIGINT ignored, and a child inherits that)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     kind, nthreads, seconds = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
     so.set_num_threads(nthreads)

@@ -152,6 +152,9 @@ CHILD = r'''
 import json, os, signal, sys, threading, time
 import numpy as np
 import scatterops as so
+# a Ctrl-C raises KeyboardInterrupt here however the suite was started (a shell's
+# background job starts with SIGINT ignored, and a child inherits that)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from scatterops import _core
 
 _core.set_cost_model(False)             # the split every time: the test is about its stop
