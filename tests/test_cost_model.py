@@ -79,6 +79,9 @@ def test_many_callers_with_the_model_give_the_reference(cost_model):
         assert [f for fs in pool.map(run, range(4)) for f in fs] == []
 
 
+# large calls through the loops the rest of the suite runs under the sanitizers: there, 14 s
+# for a decision of the model, not a path of its own; the plain suite runs them
+@pytest.mark.slow
 @pytest.mark.parametrize("idx_dtype", [np.int8, np.int32, np.uint64, np.int64])
 @pytest.mark.parametrize("inplace", [False, True], ids=["fresh", "in-place"])
 def test_one_thread_calls_of_the_model_on_two_threads_give_the_reference(idx_dtype, inplace,

@@ -104,7 +104,9 @@ def _calls(idx_dtype, size):
             yield data, idx, upd, reduction
 
 
-@pytest.mark.parametrize("size", [SMALL, BIG])
+# beyond L2: fresh results of 4-8 MiB a call, which the sanitizers' allocator makes slow (12 s
+# there); the bad-index calls above and tests/test_direct_prefetch.py run that loop under them
+@pytest.mark.parametrize("size", [SMALL, pytest.param(BIG, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("idx_dtype", ["int64", "uint64"])
 def test_every_length_equals_the_reference(idx_dtype, size):
     calls = _core.direct_calls() + _core.direct_one_pass()
