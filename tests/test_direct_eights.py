@@ -1,4 +1,4 @@
-"""With 8-byte indices on a CPU with AVX2, the direct loop into a contiguous out (kernels/indexed.c)
+"""With int64 indices on a CPU with AVX2, the direct loop into a contiguous out (kernels/indexed.c)
 reads its indices eight at a time as two vectors, wraps and tests the eight with one branch, then
 applies the eight updates in order; a group with a bad index goes to the loop of one update at a
 time, which stops at the first bad one.  Into an out beyond L2 it also reads, as vectors, the
@@ -12,8 +12,8 @@ indices 128 updates ahead, clamps them and prefetches their elements.  Here, on 
   named when its own group comes;
 * calls of every length from 0 to 20 updates and around a chunk into an out in L1 (five dtypes,
   every reduction), and of the lengths around the prefetch's end into one beyond L2 (float32 add
-  and max, int64 mul and sub), with int64 and uint64 indices, duplicates and negative indices,
-  are bit-equal to the reference;
+  and max, int64 mul and sub), with int64 indices and uint64 ones (which keep the loop of four),
+  duplicates and negative indices, are bit-equal to the reference;
 * the same calls in a child with ``SCATTEROPS_NO_AVX2=1`` (the loops of four), bit-equal too.
 """
 import os

@@ -7,7 +7,7 @@
  * contiguous out, a chunk whose indices repeat in long runs keeps the element
  * in a register while its index repeats, into one beyond L2 the element
  * PREFETCH_AHEAD updates later is prefetched, and other chunks take their
- * updates four at a time, or eight with 8-byte indices on a CPU with AVX2 (all
+ * updates four at a time, or eight with int64 indices on a CPU with AVX2 (all
  * below).
  *
  * The caller has checked every value (a whole-run min/max, plan/check_run.c),
@@ -179,7 +179,7 @@ NAME##_##OP##_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,    
 
 SO_INDEXED_TYPES(FOR_OPS)
 
-/* With 8-byte indices on a CPU with AVX2 (chosen at run time), the loop into a
+/* With int64 indices on a CPU with AVX2 (chosen at run time), the loop into a
  * contiguous out takes its updates eight at a time: the eight indices are read
  * as two vectors, wrapped and tested there with one branch for the eight, then
  * moved one by one to a general register for their updates, applied in order:
@@ -194,11 +194,13 @@ SO_INDEXED_TYPES(FOR_OPS)
  * into 1e5 int64 8-16%; with the prefetch into 1e6 float32 4-13%, int64
  * 10-12%.  In the package (one build, AVX2 on then off in each of 8
  * processes, one thread, 1e6 updates, median of the ratios): into 1e3 float32
- * 0.92, int64 0.87; into 1e5 int64 0.88; into 1e6 float32 0.92; into 1e2 and
- * 1e5 float32 level (0.99-1.01).  Chunks with long runs take the loop above. */
+ * 0.92, int64 0.87; into 1e5 int64 0.88; into 1e6 float32 0.92; into 1e2
+ * float32 0.90 (16 processes); into 1e5 float32 level.  Not for uint64
+ * indices, whose loop of four has no wrap to save: there it was 1.07 into 1e2
+ * float32 and 1.10 into 1e3 float32, level into 1e5 and 1e6.  Chunks with long
+ * runs take the loop above. */
 #if SO_X86_VECTOR
 #define V8_WRAP_1(v) _mm256_add_epi64(v, _mm256_and_si256(_mm256_cmpgt_epi64(zero, v), vsize))
-#define V8_WRAP_0(v) (v)
 /* all ones in the lanes of v in [0, size), compared as unsigned */
 #define V8_INSIDE(v) _mm256_cmpgt_epi64(vlimit, _mm256_xor_si256(v, vflip))
 #define V8_APPLY4(NAME, OP, v, k)                                                     \
@@ -235,7 +237,6 @@ NAME##_##OP##_v8_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx, 
     const npy_intp pf_end = prefetch_pays(size, sizeof(T)) ? n - PREFETCH_AHEAD - 8   \
                                                            : 0;                       \
     npy_intp i, c, pos;                                                               \
-    (void)zero;                                                                       \
     if (aos != (npy_intp)sizeof(T)) return NAME##_##OP##_by_##IN(o, aos, size, idx, u, n); \
     for (c = 0; c < n; c += RUN_CHUNK) {                                              \
         npy_intp e = n - c < RUN_CHUNK ? n : c + RUN_CHUNK;                           \
@@ -277,19 +278,13 @@ NAME##_##OP##_v8_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx, 
     return -1;                                                                        \
 }
 
-#define V8_FOR_INDEX(NAME, T, OP)                                                     \
-    INDEXED_V8(NAME, T, OP, i64, npy_int64, 1)                                        \
-    INDEXED_V8(NAME, T, OP, u64, npy_uint64, 0)
-
 #define V8_FOR_OPS(NAME, T)                                                           \
-    V8_FOR_INDEX(NAME, T, add) V8_FOR_INDEX(NAME, T, sub) V8_FOR_INDEX(NAME, T, mul)  \
-    V8_FOR_INDEX(NAME, T, max) V8_FOR_INDEX(NAME, T, min)                             \
-    static const so_indexed_fn NAME##_v8_ops[SO_NOPS][2] = {                          \
-        {NULL, NULL}, {NAME##_add_v8_by_i64, NAME##_add_v8_by_u64},                   \
-        {NAME##_sub_v8_by_i64, NAME##_sub_v8_by_u64},                                 \
-        {NAME##_mul_v8_by_i64, NAME##_mul_v8_by_u64},                                 \
-        {NAME##_max_v8_by_i64, NAME##_max_v8_by_u64},                                 \
-        {NAME##_min_v8_by_i64, NAME##_min_v8_by_u64}, {NULL, NULL}};
+    INDEXED_V8(NAME, T, add, i64, npy_int64, 1) INDEXED_V8(NAME, T, sub, i64, npy_int64, 1) \
+    INDEXED_V8(NAME, T, mul, i64, npy_int64, 1) INDEXED_V8(NAME, T, max, i64, npy_int64, 1) \
+    INDEXED_V8(NAME, T, min, i64, npy_int64, 1)                                       \
+    static const so_indexed_fn NAME##_v8_ops[SO_NOPS] = {                             \
+        NULL, NAME##_add_v8_by_i64, NAME##_sub_v8_by_i64, NAME##_mul_v8_by_i64,       \
+        NAME##_max_v8_by_i64, NAME##_min_v8_by_i64, NULL};
 
 SO_INDEXED_TYPES(V8_FOR_OPS)
 #endif
@@ -306,11 +301,11 @@ so_indexed_kernel(PyArray_Descr *d, int op, int itype)
         return NULL;
     }
 #if SO_X86_VECTOR
-    if ((itype == SO_IX_i64 || itype == SO_IX_u64) && so_cpu_has(SO_CPU_AVX2)) {
-        static const so_indexed_fn (*const v8[SO_NROWS])[2] = {
+    if (itype == SO_IX_i64 && so_cpu_has(SO_CPU_AVX2)) {
+        static const so_indexed_fn *const v8[SO_NROWS] = {
             i8_v8_ops, i16_v8_ops, i32_v8_ops, i64_v8_ops, u8_v8_ops, u16_v8_ops,
             u32_v8_ops, u64_v8_ops, NULL, f32_v8_ops, f64_v8_ops, c64_v8_ops, c128_v8_ops};
-        return v8[row][op][itype == SO_IX_u64];
+        return v8[row][op];
     }
 #endif
     return rows[row][op][itype];
