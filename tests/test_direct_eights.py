@@ -1,5 +1,6 @@
-"""With int64 indices on a CPU with AVX2, the direct loop into a contiguous out (kernels/indexed.c)
-reads its indices eight at a time as two vectors, wraps and tests the eight with one branch, then
+"""With int64 or int32 indices on a CPU with AVX2, the direct loop into a contiguous out
+(kernels/indexed.c) reads its indices eight at a time (int64 as two vectors, int32 as one, wrapped
+and tested in 32-bit lanes, then widened), wraps and tests the eight with one branch, then
 applies the eight updates in order; a group with a bad index goes to the loop of one update at a
 time, which stops at the first bad one.  Into an out beyond L2 it also reads, as vectors, the
 indices 128 updates ahead, clamps them and prefetches their elements.  Here, on one thread:
@@ -12,7 +13,8 @@ indices 128 updates ahead, clamps them and prefetches their elements.  Here, on 
   named when its own group comes;
 * calls of every length from 0 to 20 updates and around a chunk into an out in L1 (five dtypes,
   every reduction), and of the lengths around the prefetch's end into one beyond L2 (float32 add
-  and max, int64 mul and sub), with int64 indices and uint64 ones (which keep the loop of four),
+  and max, int64 mul and sub), with int64 and int32 indices and uint64 ones (which keep the loop
+  of four),
   duplicates and negative indices, are bit-equal to the reference;
 * the same calls in a child with ``SCATTEROPS_NO_AVX2=1`` (the loops of four), bit-equal too.
 """
@@ -52,7 +54,7 @@ N_BAD = 3 * CHUNK + 20
 
 
 @pytest.mark.parametrize("size,later", [(SMALL, None), (SMALL, 1), (SMALL, 4), (BIG, None)])
-@pytest.mark.parametrize("idx_dtype", ["int64", "uint64"])
+@pytest.mark.parametrize("idx_dtype", ["int64", "int32", "uint64"])
 @pytest.mark.parametrize("pos", [0, 1, 3, 4, 5, 7, 8, 13, CHUNK - 1, CHUNK, CHUNK + 4, CHUNK + 7,
                                  N_BAD - AHEAD - 9, N_BAD - AHEAD - 8, N_BAD - AHEAD - 1,
                                  N_BAD - 5, N_BAD - 1])
@@ -70,11 +72,13 @@ def test_the_first_bad_index_of_a_group_of_eight_is_named(size, idx_dtype, pos, 
     _same(data, kept)
 
 
-@pytest.mark.parametrize("bad", [BIG, -BIG - 1, 2**62])
-def test_a_bad_index_read_ahead_is_clamped_then_named(bad):
+@pytest.mark.parametrize("idx_dtype,bad", [("int64", BIG), ("int64", -BIG - 1),
+                                           ("int64", 2**62), ("int32", BIG), ("int32", -BIG - 1),
+                                           ("int32", 2**31 - 1), ("int32", -2**31)])
+def test_a_bad_index_read_ahead_is_clamped_then_named(idx_dtype, bad):
     # the groups before position 500 read it as an index 128 ahead, to prefetch its element
     n, pos = 4 * CHUNK, 500
-    idx = _indices("int64", n, BIG, 11)
+    idx = _indices(idx_dtype, n, BIG, 11)
     idx[pos] = bad
     data = np.zeros(BIG, np.float32)
     with pytest.raises(IndexError, match=rf"indices\[{pos}\] = {bad} is out of bounds"):
@@ -107,7 +111,7 @@ def _calls(idx_dtype, size):
 # beyond L2: fresh results of 4-8 MiB a call, which the sanitizers' allocator makes slow (12 s
 # there); the bad-index calls above and tests/test_direct_prefetch.py run that loop under them
 @pytest.mark.parametrize("size", [SMALL, pytest.param(BIG, marks=pytest.mark.slow)])
-@pytest.mark.parametrize("idx_dtype", ["int64", "uint64"])
+@pytest.mark.parametrize("idx_dtype", ["int64", "int32", "uint64"])
 def test_every_length_equals_the_reference(idx_dtype, size):
     calls = _core.direct_calls() + _core.direct_one_pass()
     for data, idx, upd, reduction in _calls(idx_dtype, size):
@@ -129,7 +133,7 @@ import test_direct_eights as t
 assert not _core.cpu_features()[2], _core.cpu_features()
 so.set_num_threads(1)
 for size in (t.SMALL, t.BIG):
-    for idx_dtype in ("int64", "uint64"):
+    for idx_dtype in ("int64", "int32", "uint64"):
         for data, idx, upd, reduction in t._calls(idx_dtype, size):
             want = reference.scatter_elements(data, idx, upd, 0, reduction=reduction)
             got = so.scatter_elements(data, idx, upd, 0, reduction=reduction)

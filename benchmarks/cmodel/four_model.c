@@ -36,6 +36,13 @@
  *             loop beyond L2 before vec8pf)
  *   vec8pf    vec8 with the eight indices 128 ahead read as vectors too,
  *             clamped there, and their elements prefetched
+ * and, with int32 indices (-DSO_MODEL_IX32, run.py --index int32; vec8 then
+ * sign-extends each four as it loads them):
+ *   vec8n     the eight indices loaded as one vector, wrapped and tested in
+ *             32-bit lanes (out below 2^31 elements), then widened to two
+ *             vectors of int64 for their updates: one load for eight indices
+ *   vec8npf   vec8n with the eight indices 128 ahead wrapped and clamped in
+ *             32-bit lanes, widened, and their elements prefetched
  * Every variant's sums are checked equal to loop's, bit for bit.
  *
  * The element type is float (float32) unless compiled with -DSO_MODEL_INT64
@@ -67,11 +74,19 @@ typedef float T;
 #define T_VALUE(x) ((T)((x) >> 40) * 1e-7f)
 #endif
 
+#ifdef SO_MODEL_IX32
+typedef int32_t IX;
+#define IX_NAME "int32"
+#else
+typedef int64_t IX;
+#define IX_NAME "int64"
+#endif
+
 #define WRAP(j, size) ((j) + ((j) < 0 ? (size) : 0))
 #define OUTSIDE(j, size) ((uint64_t)(j) >= (uint64_t)(size))
 
 __attribute__((noinline)) static int64_t
-loop(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n,
+loop(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n,
      int64_t size)
 {
 #pragma GCC unroll 1
@@ -83,7 +98,7 @@ loop(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n,
 }
 
 __attribute__((noinline)) static int64_t
-loop4(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n,
+loop4(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n,
       int64_t size)
 {
     int64_t i = 0;
@@ -102,7 +117,7 @@ loop4(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n,
 }
 
 __attribute__((noinline)) static int64_t
-tested(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n,
+tested(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n,
        int64_t size)
 {
 #pragma GCC unroll 1
@@ -115,7 +130,7 @@ tested(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n
 }
 
 __attribute__((noinline)) static int64_t
-tested4(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n,
+tested4(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n,
         int64_t size)
 {
     int64_t i = 0;
@@ -140,7 +155,7 @@ tested4(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t 
 #define CLAMP(j, size) (OUTSIDE(j, size) ? 0 : (j))
 
 __attribute__((noinline)) static int64_t
-clamp4(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n,
+clamp4(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n,
        int64_t size)
 {
     int64_t i = 0;
@@ -163,13 +178,13 @@ clamp4(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n
 #define BUF_CHUNK 256
 
 __attribute__((noinline)) static int64_t
-buf4(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n,
+buf4(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n,
      int64_t size)
 {
     int64_t b[BUF_CHUNK] __attribute__((aligned(64)));
     for (int64_t c = 0; c < n; c += BUF_CHUNK) {
         const int64_t e = n - c < BUF_CHUNK ? n - c : BUF_CHUNK;
-        const int64_t *x = ix + c;
+        const IX *x = ix + c;
         const T *v = u + c;
         uint64_t bad = 0;
         int64_t i = 0;
@@ -198,6 +213,12 @@ buf4(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n,
 /* the indices wrapped into (u)int64 lanes, and whether all four are in [0, size) */
 #define VWRAP(v) _mm256_add_epi64(v, _mm256_and_si256(_mm256_cmpgt_epi64(zero, v), sz))
 #define VINSIDE(v) _mm256_cmpgt_epi64(szf, _mm256_xor_si256(v, flip))
+#ifdef SO_MODEL_IX32
+/* four int32 indices sign-extended into int64 lanes as they are loaded */
+#define VLOAD4(p) _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)(const void *)(p)))
+#else
+#define VLOAD4(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#endif
 #define APPLY4(v, k)                                                                    \
     do {                                                                                \
         __m128i lo_ = _mm256_castsi256_si128(v), hi_ = _mm256_extracti128_si256(v, 1);   \
@@ -210,14 +231,14 @@ buf4(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n,
     } while (0)
 
 __attribute__((noinline)) static int64_t
-vec8(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n, int64_t size)
+vec8(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n, int64_t size)
 {
     const __m256i sz = _mm256_set1_epi64x(size), flip = _mm256_set1_epi64x(INT64_MIN);
     const __m256i szf = _mm256_xor_si256(sz, flip), zero = _mm256_setzero_si256();
     int64_t i = 0, at;
     for (; i + 8 <= n; i += 8) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(ix + i));
-        __m256i w = _mm256_loadu_si256((const __m256i *)(const void *)(ix + i + 4));
+        __m256i v = VLOAD4(ix + i);
+        __m256i w = VLOAD4(ix + i + 4);
         v = VWRAP(v);
         w = VWRAP(w);
         if (_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_and_si256(VINSIDE(v), VINSIDE(w))))
@@ -230,13 +251,38 @@ vec8(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n, 
     at = tested4(o, ix + i, u + i, n - i, size);
     return at < 0 ? at : i + at;
 }
+#ifdef SO_MODEL_IX32
+/* vec8n: the eight int32 indices as one vector, wrapped and tested in 32-bit
+ * lanes (size below 2^31), then widened to two vectors of int64 for APPLY4 */
+__attribute__((noinline)) static int64_t
+vec8n(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n, int64_t size)
+{
+    const __m256i sz = _mm256_set1_epi32((int32_t)size), flip = _mm256_set1_epi32(INT32_MIN);
+    const __m256i szf = _mm256_xor_si256(sz, flip), zero = _mm256_setzero_si256();
+    int64_t i = 0, at;
+    for (; i + 8 <= n; i += 8) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(ix + i)), v, w;
+        x = _mm256_add_epi32(x, _mm256_and_si256(_mm256_cmpgt_epi32(zero, x), sz));
+        if (_mm256_movemask_ps(_mm256_castsi256_ps(
+                _mm256_cmpgt_epi32(szf, _mm256_xor_si256(x, flip)))) != 0xFF) {
+            break;
+        }
+        v = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(x));
+        w = _mm256_cvtepu32_epi64(_mm256_extracti128_si256(x, 1));
+        APPLY4(v, i);
+        APPLY4(w, i + 4);
+    }
+    at = tested4(o, ix + i, u + i, n - i, size);
+    return at < 0 ? at : i + at;
+}
+#endif
 #endif
 
 #define PREFETCH 128
 #define CLAMPW(j, size) (OUTSIDE(WRAP(j, size), size) ? 0 : WRAP(j, size))
 
 __attribute__((noinline)) static int64_t
-testedpf(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n, int64_t size)
+testedpf(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n, int64_t size)
 {
     int64_t i = 0;
 #pragma GCC unroll 1
@@ -266,16 +312,16 @@ testedpf(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t
     } while (0)
 
 __attribute__((noinline)) static int64_t
-vec8pf(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n, int64_t size)
+vec8pf(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n, int64_t size)
 {
     const __m256i sz = _mm256_set1_epi64x(size), flip = _mm256_set1_epi64x(INT64_MIN);
     const __m256i szf = _mm256_xor_si256(sz, flip), zero = _mm256_setzero_si256();
     int64_t i = 0, at;
     for (; i + 8 <= n - PREFETCH; i += 8) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(ix + i));
-        __m256i w = _mm256_loadu_si256((const __m256i *)(const void *)(ix + i + 4));
-        __m256i pv = _mm256_loadu_si256((const __m256i *)(const void *)(ix + i + PREFETCH));
-        __m256i pw = _mm256_loadu_si256((const __m256i *)(const void *)(ix + i + PREFETCH + 4));
+        __m256i v = VLOAD4(ix + i);
+        __m256i w = VLOAD4(ix + i + 4);
+        __m256i pv = VLOAD4(ix + i + PREFETCH);
+        __m256i pw = VLOAD4(ix + i + PREFETCH + 4);
         v = VWRAP(v);
         w = VWRAP(w);
         if (_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_and_si256(VINSIDE(v), VINSIDE(w))))
@@ -296,7 +342,40 @@ vec8pf(T *restrict o, const int64_t *restrict ix, const T *restrict u, int64_t n
 }
 #endif
 
-typedef int64_t (*variant)(T *restrict, const int64_t *restrict, const T *restrict,
+#if defined(__AVX2__) && defined(SO_MODEL_IX32)
+/* vec8npf: vec8n with the eight indices PREFETCH ahead read as one vector,
+ * wrapped and clamped in 32-bit lanes, widened, and their elements prefetched */
+__attribute__((noinline)) static int64_t
+vec8npf(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n, int64_t size)
+{
+    const __m256i sz = _mm256_set1_epi32((int32_t)size), flip = _mm256_set1_epi32(INT32_MIN);
+    const __m256i szf = _mm256_xor_si256(sz, flip), zero = _mm256_setzero_si256();
+    int64_t i = 0, at;
+    for (; i + 8 <= n - PREFETCH; i += 8) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(ix + i)), v, w;
+        __m256i p = _mm256_loadu_si256((const __m256i *)(const void *)(ix + i + PREFETCH));
+        x = _mm256_add_epi32(x, _mm256_and_si256(_mm256_cmpgt_epi32(zero, x), sz));
+        if (_mm256_movemask_ps(_mm256_castsi256_ps(
+                _mm256_cmpgt_epi32(szf, _mm256_xor_si256(x, flip)))) != 0xFF) {
+            break;
+        }
+        p = _mm256_add_epi32(p, _mm256_and_si256(_mm256_cmpgt_epi32(zero, p), sz));
+        p = _mm256_and_si256(p, _mm256_cmpgt_epi32(szf, _mm256_xor_si256(p, flip)));
+        v = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(p));
+        w = _mm256_cvtepu32_epi64(_mm256_extracti128_si256(p, 1));
+        PREFETCH4(v);
+        PREFETCH4(w);
+        v = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(x));
+        w = _mm256_cvtepu32_epi64(_mm256_extracti128_si256(x, 1));
+        APPLY4(v, i);
+        APPLY4(w, i + 4);
+    }
+    at = tested4(o, ix + i, u + i, n - i, size);
+    return at < 0 ? at : i + at;
+}
+#endif
+
+typedef int64_t (*variant)(T *restrict, const IX *restrict, const T *restrict,
                            int64_t, int64_t);
 
 int
@@ -306,17 +385,24 @@ main(int argc, char **argv)
     int64_t size = argc > 2 ? atoll(argv[2]) : 100000;
     int reps = argc > 3 ? atoi(argv[3]) : 21;
 #ifdef __AVX2__
+#ifdef SO_MODEL_IX32
+    static const char *const names[] = {"loop", "loop4", "tested", "tested4", "clamp4", "buf4",
+                                        "vec8", "vec8n", "testedpf", "vec8pf", "vec8npf"};
+    static const variant fns[] = {loop, loop4, tested, tested4, clamp4, buf4, vec8, vec8n,
+                                  testedpf, vec8pf, vec8npf};
+#else
     static const char *const names[] = {"loop", "loop4", "tested", "tested4", "clamp4", "buf4",
                                         "vec8", "testedpf", "vec8pf"};
     static const variant fns[] = {loop, loop4, tested, tested4, clamp4, buf4, vec8, testedpf,
                                   vec8pf};
+#endif
 #else
     static const char *const names[] = {"loop", "loop4", "tested", "tested4", "clamp4", "buf4",
                                         "testedpf"};
     static const variant fns[] = {loop, loop4, tested, tested4, clamp4, buf4, testedpf};
 #endif
     enum { NVAR = sizeof names / sizeof names[0] };
-    int64_t *ix = big(sizeof *ix * (size_t)n);
+    IX *ix = big(sizeof *ix * (size_t)n);
     T *u = big(sizeof *u * (size_t)n);
     T *o[NVAR];
     double *t = malloc(sizeof *t * (size_t)reps * NVAR);
@@ -325,10 +411,10 @@ main(int argc, char **argv)
     for (v = 0; v < NVAR; v++) o[v] = big(sizeof(T) * (size_t)size);
     for (int64_t i = 0; i < n; i++) {
         x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-        ix[i] = (int64_t)(x % (uint64_t)(2 * size)) - size;     /* negatives too */
+        ix[i] = (IX)((int64_t)(x % (uint64_t)(2 * size)) - size);     /* negatives too */
         u[i] = T_VALUE(x);
     }
-    printf("%lld int64 indices into %lld %s, median of %d, ns/update\n", (long long)n,
+    printf("%lld %s indices into %lld %s, median of %d, ns/update\n", (long long)n, IX_NAME,
            (long long)size, T_NAME, reps);
     for (r = 0; r < reps; r++) {
         for (v = 0; v < NVAR; v++) {

@@ -7,6 +7,7 @@ one-thread targets (docs/performance.md has one run of each).
     python benchmarks/cmodel/run.py --model prefetch --updates 10000000 100000
     python benchmarks/cmodel/run.py --model four 100 1000 30000 100000
     python benchmarks/cmodel/run.py --model four --dtype int64 1000 100000
+    python benchmarks/cmodel/run.py --model four --index int32 100 1000 100000 1000000
 """
 from __future__ import annotations
 
@@ -27,12 +28,15 @@ def main() -> None:
     ap.add_argument("--sorted", action="store_true", help="runs model: sorted indices")
     ap.add_argument("--dtype", choices=["float32", "int64"], default="float32",
                     help="four model: the type of out and the updates")
+    ap.add_argument("--index", choices=["int64", "int32"], default="int64",
+                    help="four model: the index type (int32 adds vec8n, the check in 32-bit lanes)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         exe = os.path.join(tmp, "scatter_model")
         define = ["-DSO_MODEL_INT64"] if args.dtype == "int64" else []
+        define += ["-DSO_MODEL_IX32"] if args.index == "int32" else []
         if define and args.model != "four":
-            ap.error("--dtype is for --model four")
+            ap.error("--dtype and --index are for --model four")
         subprocess.run(["gcc", "-O3", "-march=native", "-std=c11", "-pthread", *define, "-o", exe,
                         os.path.join(HERE, f"{args.model}_model.c")], check=True)
         extra = [str(int(args.sorted))] if args.model == "runs" else []
