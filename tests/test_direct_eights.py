@@ -1,6 +1,7 @@
-"""With int64 or int32 indices on a CPU with AVX2, the direct loop into a contiguous out
-(kernels/indexed.c) reads its indices eight at a time (int64 as two vectors, int32 as one, wrapped
-and tested in 32-bit lanes, then widened), wraps and tests the eight with one branch, then
+"""With signed indices on a CPU with AVX2, the direct loop into a contiguous out
+(kernels/indexed.c) reads its indices eight at a time (int64 as two vectors; int32, int16 and int8
+as one, wrapped and tested in 32-bit lanes, then widened), wraps and tests the eight with one
+branch, then
 applies the eight updates in order; a group with a bad index goes to the loop of one update at a
 time, which stops at the first bad one.  Into an out beyond L2 it also reads, as vectors, the
 indices 128 updates ahead, clamps them and prefetches their elements.  Here, on one thread:
@@ -13,8 +14,8 @@ indices 128 updates ahead, clamps them and prefetches their elements.  Here, on 
   named when its own group comes;
 * calls of every length from 0 to 20 updates and around a chunk into an out in L1 (five dtypes,
   every reduction), and of the lengths around the prefetch's end into one beyond L2 (float32 add
-  and max, int64 mul and sub), with int64 and int32 indices and uint64 ones (which keep the loop
-  of four),
+  and max, int64 mul and sub), with int64, int32, int16 and int8 indices (the narrow ones within
+  their range) and uint64 ones (which keep the loop of four),
   duplicates and negative indices, are bit-equal to the reference;
 * the same calls in a child with ``SCATTEROPS_NO_AVX2=1`` (the loops of four), bit-equal too.
 """
@@ -41,8 +42,10 @@ def one_thread():
 
 
 def _indices(dtype, n, size, seed):
-    lo = -size if np.dtype(dtype).kind == "i" else 0
-    return np.random.default_rng(seed).integers(lo, size, n).astype(dtype)
+    """n indices into size elements, negative ones too if signed, within dtype's range."""
+    info = np.iinfo(dtype)
+    lo = max(-size, int(info.min)) if info.min < 0 else 0
+    return np.random.default_rng(seed).integers(lo, min(size, int(info.max) + 1), n).astype(dtype)
 
 
 def _same(a, b):
@@ -53,8 +56,12 @@ def _same(a, b):
 N_BAD = 3 * CHUNK + 20
 
 
-@pytest.mark.parametrize("size,later", [(SMALL, None), (SMALL, 1), (SMALL, 4), (BIG, None)])
-@pytest.mark.parametrize("idx_dtype", ["int64", "int32", "uint64"])
+# a bad index is one of idx's own dtype: size itself; int16 and int8 only into SMALL
+@pytest.mark.parametrize("size,later,idx_dtype",
+                         [(size, later, d) for size, later in [(SMALL, None), (SMALL, 1), (SMALL, 4),
+                                                               (BIG, None)]
+                          for d in ["int64", "int32", "int16", "int8", "uint64"]
+                          if size == SMALL or d not in ("int16", "int8")])
 @pytest.mark.parametrize("pos", [0, 1, 3, 4, 5, 7, 8, 13, CHUNK - 1, CHUNK, CHUNK + 4, CHUNK + 7,
                                  N_BAD - AHEAD - 9, N_BAD - AHEAD - 8, N_BAD - AHEAD - 1,
                                  N_BAD - 5, N_BAD - 1])
@@ -77,6 +84,7 @@ def test_the_first_bad_index_of_a_group_of_eight_is_named(size, idx_dtype, pos, 
                                            ("int32", 2**31 - 1), ("int32", -2**31)])
 def test_a_bad_index_read_ahead_is_clamped_then_named(idx_dtype, bad):
     # the groups before position 500 read it as an index 128 ahead, to prefetch its element
+    # (int16 and int8 indices cannot be bad into an out beyond L2: every value is inside it)
     n, pos = 4 * CHUNK, 500
     idx = _indices(idx_dtype, n, BIG, 11)
     idx[pos] = bad
@@ -111,7 +119,7 @@ def _calls(idx_dtype, size):
 # beyond L2: fresh results of 4-8 MiB a call, which the sanitizers' allocator makes slow (12 s
 # there); the bad-index calls above and tests/test_direct_prefetch.py run that loop under them
 @pytest.mark.parametrize("size", [SMALL, pytest.param(BIG, marks=pytest.mark.slow)])
-@pytest.mark.parametrize("idx_dtype", ["int64", "int32", "uint64"])
+@pytest.mark.parametrize("idx_dtype", ["int64", "int32", "int16", "int8", "uint64"])
 def test_every_length_equals_the_reference(idx_dtype, size):
     calls = _core.direct_calls() + _core.direct_one_pass()
     for data, idx, upd, reduction in _calls(idx_dtype, size):
@@ -133,7 +141,7 @@ import test_direct_eights as t
 assert not _core.cpu_features()[2], _core.cpu_features()
 so.set_num_threads(1)
 for size in (t.SMALL, t.BIG):
-    for idx_dtype in ("int64", "int32", "uint64"):
+    for idx_dtype in ("int64", "int32", "int16", "int8", "uint64"):
         for data, idx, upd, reduction in t._calls(idx_dtype, size):
             want = reference.scatter_elements(data, idx, upd, 0, reduction=reduction)
             got = so.scatter_elements(data, idx, upd, 0, reduction=reduction)

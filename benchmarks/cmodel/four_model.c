@@ -36,9 +36,10 @@
  *             loop beyond L2 before vec8pf)
  *   vec8pf    vec8 with the eight indices 128 ahead read as vectors too,
  *             clamped there, and their elements prefetched
- * and, with int32 indices (-DSO_MODEL_IX32, run.py --index int32; vec8 then
- * sign-extends each four as it loads them):
- *   vec8n     the eight indices loaded as one vector, wrapped and tested in
+ * and, with int32, int16 or int8 indices (-DSO_MODEL_IX32, IX16, IX8; run.py
+ * --index; vec8 then sign-extends each four as it loads them):
+ *   vec8n     the eight indices loaded as one vector (int16 and int8 ones
+ *             sign-extended to 32 bits as they load), wrapped and tested in
  *             32-bit lanes (out below 2^31 elements), then widened to two
  *             vectors of int64 for their updates: one load for eight indices
  *   vec8npf   vec8n with the eight indices 128 ahead wrapped and clamped in
@@ -74,9 +75,18 @@ typedef float T;
 #define T_VALUE(x) ((T)((x) >> 40) * 1e-7f)
 #endif
 
-#ifdef SO_MODEL_IX32
+#if defined(SO_MODEL_IX8)
+typedef int8_t IX;
+#define IX_NAME "int8"
+#define SO_MODEL_NARROW
+#elif defined(SO_MODEL_IX16)
+typedef int16_t IX;
+#define IX_NAME "int16"
+#define SO_MODEL_NARROW
+#elif defined(SO_MODEL_IX32)
 typedef int32_t IX;
 #define IX_NAME "int32"
+#define SO_MODEL_NARROW
 #else
 typedef int64_t IX;
 #define IX_NAME "int64"
@@ -213,9 +223,30 @@ buf4(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n,
 /* the indices wrapped into (u)int64 lanes, and whether all four are in [0, size) */
 #define VWRAP(v) _mm256_add_epi64(v, _mm256_and_si256(_mm256_cmpgt_epi64(zero, v), sz))
 #define VINSIDE(v) _mm256_cmpgt_epi64(szf, _mm256_xor_si256(v, flip))
-#ifdef SO_MODEL_IX32
-/* four int32 indices sign-extended into int64 lanes as they are loaded */
+#if defined(SO_MODEL_IX8)
+/* four narrow indices sign-extended into int64 lanes as they are loaded; eight into int32 lanes */
+static inline __m128i
+load_bytes(const void *p, size_t k)
+{
+    int64_t b = 0;
+    memcpy(&b, p, k);
+    return _mm_cvtsi64_si128(b);
+}
+#define VLOAD4(p) _mm256_cvtepi8_epi64(load_bytes(p, 4))
+#define VLOAD8N(p) _mm256_cvtepi8_epi32(load_bytes(p, 8))
+#elif defined(SO_MODEL_IX16)
+static inline __m128i
+load_bytes(const void *p, size_t k)
+{
+    int64_t b = 0;
+    memcpy(&b, p, k);
+    return _mm_cvtsi64_si128(b);
+}
+#define VLOAD4(p) _mm256_cvtepi16_epi64(load_bytes(p, 8))
+#define VLOAD8N(p) _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p)))
+#elif defined(SO_MODEL_IX32)
 #define VLOAD4(p) _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)(const void *)(p)))
+#define VLOAD8N(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #else
 #define VLOAD4(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #endif
@@ -251,7 +282,7 @@ vec8(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n, int64
     at = tested4(o, ix + i, u + i, n - i, size);
     return at < 0 ? at : i + at;
 }
-#ifdef SO_MODEL_IX32
+#ifdef SO_MODEL_NARROW
 /* vec8n: the eight int32 indices as one vector, wrapped and tested in 32-bit
  * lanes (size below 2^31), then widened to two vectors of int64 for APPLY4 */
 __attribute__((noinline)) static int64_t
@@ -261,7 +292,7 @@ vec8n(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n, int6
     const __m256i szf = _mm256_xor_si256(sz, flip), zero = _mm256_setzero_si256();
     int64_t i = 0, at;
     for (; i + 8 <= n; i += 8) {
-        __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(ix + i)), v, w;
+        __m256i x = VLOAD8N(ix + i), v, w;
         x = _mm256_add_epi32(x, _mm256_and_si256(_mm256_cmpgt_epi32(zero, x), sz));
         if (_mm256_movemask_ps(_mm256_castsi256_ps(
                 _mm256_cmpgt_epi32(szf, _mm256_xor_si256(x, flip)))) != 0xFF) {
@@ -342,7 +373,7 @@ vec8pf(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n, int
 }
 #endif
 
-#if defined(__AVX2__) && defined(SO_MODEL_IX32)
+#if defined(__AVX2__) && defined(SO_MODEL_NARROW)
 /* vec8npf: vec8n with the eight indices PREFETCH ahead read as one vector,
  * wrapped and clamped in 32-bit lanes, widened, and their elements prefetched */
 __attribute__((noinline)) static int64_t
@@ -352,8 +383,8 @@ vec8npf(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n, in
     const __m256i szf = _mm256_xor_si256(sz, flip), zero = _mm256_setzero_si256();
     int64_t i = 0, at;
     for (; i + 8 <= n - PREFETCH; i += 8) {
-        __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(ix + i)), v, w;
-        __m256i p = _mm256_loadu_si256((const __m256i *)(const void *)(ix + i + PREFETCH));
+        __m256i x = VLOAD8N(ix + i), v, w;
+        __m256i p = VLOAD8N(ix + i + PREFETCH);
         x = _mm256_add_epi32(x, _mm256_and_si256(_mm256_cmpgt_epi32(zero, x), sz));
         if (_mm256_movemask_ps(_mm256_castsi256_ps(
                 _mm256_cmpgt_epi32(szf, _mm256_xor_si256(x, flip)))) != 0xFF) {
@@ -385,7 +416,7 @@ main(int argc, char **argv)
     int64_t size = argc > 2 ? atoll(argv[2]) : 100000;
     int reps = argc > 3 ? atoi(argv[3]) : 21;
 #ifdef __AVX2__
-#ifdef SO_MODEL_IX32
+#ifdef SO_MODEL_NARROW
     static const char *const names[] = {"loop", "loop4", "tested", "tested4", "clamp4", "buf4",
                                         "vec8", "vec8n", "testedpf", "vec8pf", "vec8npf"};
     static const variant fns[] = {loop, loop4, tested, tested4, clamp4, buf4, vec8, vec8n,

@@ -28,13 +28,14 @@ def main() -> None:
     ap.add_argument("--sorted", action="store_true", help="runs model: sorted indices")
     ap.add_argument("--dtype", choices=["float32", "int64"], default="float32",
                     help="four model: the type of out and the updates")
-    ap.add_argument("--index", choices=["int64", "int32"], default="int64",
-                    help="four model: the index type (int32 adds vec8n, the check in 32-bit lanes)")
+    ap.add_argument("--index", choices=["int64", "int32", "int16", "int8"], default="int64",
+                    help="four model: the index type (a narrower one adds vec8n, the check in "
+                         "32-bit lanes)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         exe = os.path.join(tmp, "scatter_model")
         define = ["-DSO_MODEL_INT64"] if args.dtype == "int64" else []
-        define += ["-DSO_MODEL_IX32"] if args.index == "int32" else []
+        define += [f"-DSO_MODEL_IX{args.index[3:]}"] if args.index != "int64" else []
         if define and args.model != "four":
             ap.error("--dtype and --index are for --model four")
         subprocess.run(["gcc", "-O3", "-march=native", "-std=c11", "-pthread", *define, "-o", exe,

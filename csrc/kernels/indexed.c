@@ -7,8 +7,8 @@
  * contiguous out, a chunk whose indices repeat in long runs keeps the element
  * in a register while its index repeats, into one beyond L2 the element
  * PREFETCH_AHEAD updates later is prefetched, and other chunks take their
- * updates four at a time, or eight with int64 or int32 indices on a CPU with
- * AVX2 (all below).
+ * updates four at a time, or eight with signed indices on a CPU with AVX2 (all
+ * below).
  *
  * The caller has checked every value (a whole-run min/max, plan/check_run.c),
  * yet each is still wrapped and clamped into [0, size) as it is read (a
@@ -280,24 +280,30 @@ NAME##_##OP##_v8_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx, 
 
 /* With int32 indices the eight are one vector, wrapped and tested in 32-bit
  * lanes, then widened to two vectors of int64 for V8_APPLY4: one load for
- * eight indices.  The 32-bit wrap needs size below 2^31; a larger out (and a
- * strided one) takes the loop of four.  The C model (four_model.c --index
+ * eight indices; int16 and int8 ones are sign-extended to 32 bits as they are
+ * loaded.  The 32-bit wrap needs size below 2^31; a larger out (and a strided
+ * one) takes the loop of four.  The C model (four_model.c --index
  * int32, vec8n and vec8npf against tested4 and testedpf, the loops above;
  * three runs, each variant's median of 15 interleaved): into 1e2 and 1e3
- * float32 and 1e3 int64 7-31% faster, into 1e5 float32 and int64 2-16%; with
- * the prefetch into 1e6 float32 14-22%, 1e6 int64 9-14%, 1e7 float32 -8% to
- * +13% (faster in 2 of 3). */
+ * float32 and 1e3 int64 10-32% faster, into 1e5 float32 and int64 2-16%; with
+ * the prefetch into 1e6 float32 14-22%, 1e6 int64 10-14%, 1e7 float32 -8% to
+ * +13% (faster in 2 of 3).  --index int8 into 1e2 float32 20-35%, int64
+ * 21-29%; --index int16 into 1e3 float32 9-20%, into 3e4 -2% to +12%. */
 #define V8N_WRAP(x) _mm256_add_epi32(x, _mm256_and_si256(_mm256_cmpgt_epi32(zero, x), vsize))
 #define V8N_INSIDE(x) _mm256_cmpgt_epi32(vlimit, _mm256_xor_si256(x, vflip))
 #define V8N_LO(x) _mm256_cvtepu32_epi64(_mm256_castsi256_si128(x))
 #define V8N_HI(x) _mm256_cvtepu32_epi64(_mm256_extracti128_si256(x, 1))
 
-#define INDEXED_V8N(NAME, T, OP)                                                      \
+#define V8N_LOAD_i32(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define V8N_LOAD_i16(p) _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p)))
+#define V8N_LOAD_i8(p) _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p)))
+
+#define INDEXED_V8N(NAME, T, OP, IN, IT)                                              \
 __attribute__((target("avx2"))) static npy_intp                                       \
-NAME##_##OP##_v8_by_i32(char *o, npy_intp aos, npy_intp size, const char *idx,        \
-                        const char *u, npy_intp n)                                    \
+NAME##_##OP##_v8_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,       \
+                         const char *u, npy_intp n)                                   \
 {                                                                                     \
-    const npy_int32 *restrict ix = (const npy_int32 *)(const void *)idx;              \
+    const IT *restrict ix = (const IT *)(const void *)idx;                            \
     const T *restrict up = (const T *)(const void *)u;                                \
     T *restrict op = (T *)(void *)o;                                                  \
     const __m256i vsize = _mm256_set1_epi32((int)(size > NPY_MAX_INT32 ? 0 : size));  \
@@ -308,26 +314,25 @@ NAME##_##OP##_v8_by_i32(char *o, npy_intp aos, npy_intp size, const char *idx,  
                                                            : 0;                       \
     npy_intp i, c, pos;                                                               \
     if (aos != (npy_intp)sizeof(T) || size > NPY_MAX_INT32) {                         \
-        return NAME##_##OP##_by_i32(o, aos, size, idx, u, n);                         \
+        return NAME##_##OP##_by_##IN(o, aos, size, idx, u, n);                         \
     }                                                                                 \
     for (c = 0; c < n; c += RUN_CHUNK) {                                              \
         npy_intp e = n - c < RUN_CHUNK ? n : c + RUN_CHUNK;                           \
-        if (long_runs_i32(ix + c, e - c)) {                                           \
-            pos = NAME##_##OP##_by_i32(o, aos, size, (const char *)(ix + c),          \
+        if (long_runs_##IN(ix + c, e - c)) {                                           \
+            pos = NAME##_##OP##_by_##IN(o, aos, size, (const char *)(ix + c),          \
                                        (const char *)(up + c), e - c);                \
             if (pos >= 0) return c + pos;                                             \
             continue;                                                                 \
         }                                                                             \
         for (i = c; i + 8 <= e; i += 8) {                                             \
-            __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(ix + i));  \
+            __m256i x = V8N_LOAD_##IN(ix + i);                                        \
             __m256i v, w;                                                             \
             x = V8N_WRAP(x);                                                          \
             if (_mm256_movemask_ps(_mm256_castsi256_ps(V8N_INSIDE(x))) != 0xFF) {     \
                 break;                                                                \
             }                                                                         \
             if (i < pf_end) {                                                         \
-                __m256i p = _mm256_loadu_si256(                                       \
-                    (const __m256i *)(const void *)(ix + i + PREFETCH_AHEAD));        \
+                __m256i p = V8N_LOAD_##IN(ix + i + PREFETCH_AHEAD);                   \
                 p = V8N_WRAP(p);                                                      \
                 p = _mm256_and_si256(p, V8N_INSIDE(p));                               \
                 v = V8N_LO(p);                                                        \
@@ -349,18 +354,24 @@ NAME##_##OP##_v8_by_i32(char *o, npy_intp aos, npy_intp size, const char *idx,  
     return -1;                                                                        \
 }
 
+/* The loops of one dtype and op on AVX2, one per index type (unsigned ones keep
+ * the loop of four), and their table. */
+#define V8_FOR_INDEX(NAME, T, OP)                                                     \
+    INDEXED_V8(NAME, T, OP, i64, npy_int64, 1)                                        \
+    INDEXED_V8N(NAME, T, OP, i32, npy_int32)                                          \
+    INDEXED_V8N(NAME, T, OP, i16, npy_int16)                                          \
+    INDEXED_V8N(NAME, T, OP, i8, npy_int8)                                            \
+    static const so_indexed_fn NAME##_##OP##_v8_by[SO_IX_NTYPES] = {                  \
+        NAME##_##OP##_v8_by_i8, NAME##_##OP##_v8_by_i16, NAME##_##OP##_v8_by_i32,     \
+        NAME##_##OP##_v8_by_i64, NAME##_##OP##_by_u8, NAME##_##OP##_by_u16,           \
+        NAME##_##OP##_by_u32, NAME##_##OP##_by_u64};
+
 #define V8_FOR_OPS(NAME, T)                                                           \
-    INDEXED_V8(NAME, T, add, i64, npy_int64, 1) INDEXED_V8(NAME, T, sub, i64, npy_int64, 1) \
-    INDEXED_V8(NAME, T, mul, i64, npy_int64, 1) INDEXED_V8(NAME, T, max, i64, npy_int64, 1) \
-    INDEXED_V8(NAME, T, min, i64, npy_int64, 1)                                       \
-    INDEXED_V8N(NAME, T, add) INDEXED_V8N(NAME, T, sub) INDEXED_V8N(NAME, T, mul)     \
-    INDEXED_V8N(NAME, T, max) INDEXED_V8N(NAME, T, min)                               \
-    static const so_indexed_fn NAME##_v8_ops[SO_NOPS] = {                             \
-        NULL, NAME##_add_v8_by_i64, NAME##_sub_v8_by_i64, NAME##_mul_v8_by_i64,       \
-        NAME##_max_v8_by_i64, NAME##_min_v8_by_i64, NULL};                            \
-    static const so_indexed_fn NAME##_v8n_ops[SO_NOPS] = {                            \
-        NULL, NAME##_add_v8_by_i32, NAME##_sub_v8_by_i32, NAME##_mul_v8_by_i32,       \
-        NAME##_max_v8_by_i32, NAME##_min_v8_by_i32, NULL};
+    V8_FOR_INDEX(NAME, T, add) V8_FOR_INDEX(NAME, T, sub) V8_FOR_INDEX(NAME, T, mul)  \
+    V8_FOR_INDEX(NAME, T, max) V8_FOR_INDEX(NAME, T, min)                             \
+    static const so_indexed_fn *const NAME##_v8_ops[SO_NOPS] = {                      \
+        NULL, NAME##_add_v8_by, NAME##_sub_v8_by, NAME##_mul_v8_by, NAME##_max_v8_by, \
+        NAME##_min_v8_by, NULL};
 
 SO_INDEXED_TYPES(V8_FOR_OPS)
 #endif
@@ -377,18 +388,11 @@ so_indexed_kernel(PyArray_Descr *d, int op, int itype)
         return NULL;
     }
 #if SO_X86_VECTOR
-    if (itype == SO_IX_i64 && so_cpu_has(SO_CPU_AVX2)) {
-        static const so_indexed_fn *const v8[SO_NROWS] = {
+    if (so_cpu_has(SO_CPU_AVX2)) {
+        static const so_indexed_fn *const *const v8[SO_NROWS] = {
             i8_v8_ops, i16_v8_ops, i32_v8_ops, i64_v8_ops, u8_v8_ops, u16_v8_ops,
             u32_v8_ops, u64_v8_ops, NULL, f32_v8_ops, f64_v8_ops, c64_v8_ops, c128_v8_ops};
-        return v8[row][op];
-    }
-    if (itype == SO_IX_i32 && so_cpu_has(SO_CPU_AVX2)) {
-        static const so_indexed_fn *const v8n[SO_NROWS] = {
-            i8_v8n_ops, i16_v8n_ops, i32_v8n_ops, i64_v8n_ops, u8_v8n_ops, u16_v8n_ops,
-            u32_v8n_ops, u64_v8n_ops, NULL, f32_v8n_ops, f64_v8n_ops, c64_v8n_ops,
-            c128_v8n_ops};
-        return v8n[row][op];
+        return v8[row][op][itype];
     }
 #endif
     return rows[row][op][itype];
