@@ -223,8 +223,7 @@ buf4(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n,
 /* the indices wrapped into (u)int64 lanes, and whether all four are in [0, size) */
 #define VWRAP(v) _mm256_add_epi64(v, _mm256_and_si256(_mm256_cmpgt_epi64(zero, v), sz))
 #define VINSIDE(v) _mm256_cmpgt_epi64(szf, _mm256_xor_si256(v, flip))
-#if defined(SO_MODEL_IX8)
-/* four narrow indices sign-extended into int64 lanes as they are loaded; eight into int32 lanes */
+/* k bytes at p into the low end of a vector */
 static inline __m128i
 load_bytes(const void *p, size_t k)
 {
@@ -232,16 +231,11 @@ load_bytes(const void *p, size_t k)
     memcpy(&b, p, k);
     return _mm_cvtsi64_si128(b);
 }
+#if defined(SO_MODEL_IX8)
+/* four narrow indices sign-extended into int64 lanes as they are loaded; eight into int32 lanes */
 #define VLOAD4(p) _mm256_cvtepi8_epi64(load_bytes(p, 4))
 #define VLOAD8N(p) _mm256_cvtepi8_epi32(load_bytes(p, 8))
 #elif defined(SO_MODEL_IX16)
-static inline __m128i
-load_bytes(const void *p, size_t k)
-{
-    int64_t b = 0;
-    memcpy(&b, p, k);
-    return _mm_cvtsi64_si128(b);
-}
 #define VLOAD4(p) _mm256_cvtepi16_epi64(load_bytes(p, 8))
 #define VLOAD8N(p) _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p)))
 #elif defined(SO_MODEL_IX32)

@@ -200,9 +200,80 @@ SO_INDEXED_TYPES(FOR_OPS)
  * float32 and 1.10 into 1e3 float32, level into 1e5 and 1e6.  Chunks with long
  * runs take the loop above. */
 #if SO_X86_VECTOR
-#define V8_WRAP_1(v) _mm256_add_epi64(v, _mm256_and_si256(_mm256_cmpgt_epi64(zero, v), vsize))
-/* all ones in the lanes of v in [0, size), compared as unsigned */
-#define V8_INSIDE(v) _mm256_cmpgt_epi64(vlimit, _mm256_xor_si256(v, vflip))
+/* With int32, int16 or int8 indices the eight are one vector (int16 and int8
+ * sign-extended to 32 bits as they are loaded), wrapped and tested in 32-bit
+ * lanes, then widened to two vectors of int64 for V8_APPLY4: one load for
+ * eight indices.  The 32-bit wrap needs size below 2^31; a larger out takes
+ * the loop of four.  The C model (four_model.c --index int32, vec8n and
+ * vec8npf against tested4 and testedpf, the loops above; three runs, each
+ * variant's median of 15 interleaved): into 1e2 and 1e3 float32 and 1e3 int64
+ * 10-32% faster, into 1e5 float32 and int64 2-16%; with the prefetch into 1e6
+ * float32 14-22%, 1e6 int64 10-14%, 1e7 float32 -8% to +13% (faster in 2 of
+ * 3).  --index int8 into 1e2 float32 20-35%, int64 21-29%; --index int16 into
+ * 1e3 float32 9-20%, into 3e4 -2% to +12%.  In the package (AVX2 on against
+ * off, one thread, 1e6 updates, medians over 12-16 processes): into int64 out
+ * faster (int32 indices into 1e3 and 1e5 0.85-0.93, int8 into 1e2 0.75), into
+ * 1e6 float32 0.90, into float32 in cache level (0.88-1.03).
+ *
+ * Per lane width W (64: int64 indices, 32: the narrower ones): V8_CONSTS_W the
+ * loop's constants; V8_FITS_W(size) whether its wrap holds for size;
+ * V8_TAKE_W(IN, p, v, w, ok) the eight indices at p, wrapped, in v and w (int64
+ * lanes), ok whether all eight are in [0, size); V8_AHEAD_W(IN, p, v, w) the
+ * same eight wrapped and clamped (a bad one to 0), to prefetch. */
+#define V8_CONSTS_64                                                                  \
+    const __m256i vsize = _mm256_set1_epi64x(size), zero = _mm256_setzero_si256();    \
+    const __m256i vflip = _mm256_set1_epi64x(NPY_MIN_INT64);                          \
+    const __m256i vlimit = _mm256_xor_si256(vsize, vflip);
+#define V8_CONSTS_32                                                                  \
+    const __m256i vsize = _mm256_set1_epi32((int)(size > NPY_MAX_INT32 ? 0 : size));  \
+    const __m256i zero = _mm256_setzero_si256(), vflip = _mm256_set1_epi32(NPY_MIN_INT32); \
+    const __m256i vlimit = _mm256_xor_si256(vsize, vflip);
+#define V8_FITS_64(size) 1
+#define V8_FITS_32(size) ((size) <= NPY_MAX_INT32)
+
+#define V8_LOAD_i64(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define V8_LOAD_i32(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define V8_LOAD_i16(p) _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p)))
+#define V8_LOAD_i8(p) _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p)))
+
+/* a negative index from the end; all ones in the lanes in [0, size), compared
+ * as unsigned */
+#define V8_WRAP_64(v) _mm256_add_epi64(v, _mm256_and_si256(_mm256_cmpgt_epi64(zero, v), vsize))
+#define V8_INSIDE_64(v) _mm256_cmpgt_epi64(vlimit, _mm256_xor_si256(v, vflip))
+#define V8_WRAP_32(x) _mm256_add_epi32(x, _mm256_and_si256(_mm256_cmpgt_epi32(zero, x), vsize))
+#define V8_INSIDE_32(x) _mm256_cmpgt_epi32(vlimit, _mm256_xor_si256(x, vflip))
+#define V8_LO(x) _mm256_cvtepu32_epi64(_mm256_castsi256_si128(x))
+#define V8_HI(x) _mm256_cvtepu32_epi64(_mm256_extracti128_si256(x, 1))
+
+#define V8_TAKE_64(IN, p, v, w, ok)                                                   \
+    {                                                                                 \
+        v = V8_WRAP_64(V8_LOAD_##IN(p));                                              \
+        w = V8_WRAP_64(V8_LOAD_##IN((p) + 4));                                        \
+        ok = _mm256_movemask_pd(_mm256_castsi256_pd(                                  \
+                 _mm256_and_si256(V8_INSIDE_64(v), V8_INSIDE_64(w)))) == 0xF;         \
+    }
+#define V8_AHEAD_64(IN, p, v, w)                                                      \
+    {                                                                                 \
+        v = V8_WRAP_64(V8_LOAD_##IN(p));                                              \
+        w = V8_WRAP_64(V8_LOAD_##IN((p) + 4));                                        \
+        v = _mm256_and_si256(v, V8_INSIDE_64(v));                                     \
+        w = _mm256_and_si256(w, V8_INSIDE_64(w));                                     \
+    }
+#define V8_TAKE_32(IN, p, v, w, ok)                                                   \
+    {                                                                                 \
+        __m256i x_ = V8_WRAP_32(V8_LOAD_##IN(p));                                     \
+        ok = _mm256_movemask_ps(_mm256_castsi256_ps(V8_INSIDE_32(x_))) == 0xFF;       \
+        v = V8_LO(x_);                                                                \
+        w = V8_HI(x_);                                                                \
+    }
+#define V8_AHEAD_32(IN, p, v, w)                                                      \
+    {                                                                                 \
+        __m256i x_ = V8_WRAP_32(V8_LOAD_##IN(p));                                     \
+        x_ = _mm256_and_si256(x_, V8_INSIDE_32(x_));                                  \
+        v = V8_LO(x_);                                                                \
+        w = V8_HI(x_);                                                                \
+    }
+
 #define V8_APPLY4(NAME, OP, v, k)                                                     \
     do {                                                                              \
         __m128i lo_ = _mm256_castsi256_si128(v), hi_ = _mm256_extracti128_si256(v, 1); \
@@ -222,7 +293,7 @@ SO_INDEXED_TYPES(FOR_OPS)
         __builtin_prefetch(op + _mm_extract_epi64(hi_, 1), 0, 1);                     \
     } while (0)
 
-#define INDEXED_V8(NAME, T, OP, IN, IT, S)                                            \
+#define INDEXED_V8(NAME, T, OP, IN, IT, W)                                            \
 __attribute__((target("avx2"))) static npy_intp                                       \
 NAME##_##OP##_v8_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,       \
                          const char *u, npy_intp n)                                   \
@@ -230,14 +301,14 @@ NAME##_##OP##_v8_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx, 
     const IT *restrict ix = (const IT *)(const void *)idx;                            \
     const T *restrict up = (const T *)(const void *)u;                                \
     T *restrict op = (T *)(void *)o;                                                  \
-    const __m256i vsize = _mm256_set1_epi64x(size), zero = _mm256_setzero_si256();    \
-    const __m256i vflip = _mm256_set1_epi64x(NPY_MIN_INT64);                          \
-    const __m256i vlimit = _mm256_xor_si256(vsize, vflip);                            \
+    V8_CONSTS_##W                                                                     \
     /* the groups that prefetch: i < pf_end, so i + PREFETCH_AHEAD + 8 <= n */       \
     const npy_intp pf_end = prefetch_pays(size, sizeof(T)) ? n - PREFETCH_AHEAD - 8   \
                                                            : 0;                       \
     npy_intp i, c, pos;                                                               \
-    if (aos != (npy_intp)sizeof(T)) return NAME##_##OP##_by_##IN(o, aos, size, idx, u, n); \
+    if (aos != (npy_intp)sizeof(T) || !V8_FITS_##W(size)) {                           \
+        return NAME##_##OP##_by_##IN(o, aos, size, idx, u, n);                        \
+    }                                                                                 \
     for (c = 0; c < n; c += RUN_CHUNK) {                                              \
         npy_intp e = n - c < RUN_CHUNK ? n : c + RUN_CHUNK;                           \
         if (long_runs_##IN(ix + c, e - c)) {                                          \
@@ -247,101 +318,16 @@ NAME##_##OP##_v8_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx, 
             continue;                                                                 \
         }                                                                             \
         for (i = c; i + 8 <= e; i += 8) {                                             \
-            __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(ix + i));  \
-            __m256i w = _mm256_loadu_si256((const __m256i *)(const void *)(ix + i + 4)); \
-            v = V8_WRAP_##S(v);                                                       \
-            w = V8_WRAP_##S(w);                                                       \
-            if (_mm256_movemask_pd(_mm256_castsi256_pd(                               \
-                    _mm256_and_si256(V8_INSIDE(v), V8_INSIDE(w)))) != 0xF) {          \
-                break;                                                                \
-            }                                                                         \
+            __m256i v, w;                                                             \
+            int ok;                                                                   \
+            V8_TAKE_##W(IN, ix + i, v, w, ok)                                         \
+            if (!ok) break;                                                           \
             if (i < pf_end) {                                                         \
-                const IT *ahead = ix + i + PREFETCH_AHEAD;                            \
-                __m256i pv = _mm256_loadu_si256((const __m256i *)(const void *)ahead); \
-                __m256i pw = _mm256_loadu_si256((const __m256i *)(const void *)(ahead + 4)); \
-                pv = V8_WRAP_##S(pv);                                                 \
-                pw = V8_WRAP_##S(pw);                                                 \
-                pv = _mm256_and_si256(pv, V8_INSIDE(pv));                             \
-                pw = _mm256_and_si256(pw, V8_INSIDE(pw));                             \
+                __m256i pv, pw;                                                       \
+                V8_AHEAD_##W(IN, ix + i + PREFETCH_AHEAD, pv, pw)                     \
                 V8_PREFETCH4(pv);                                                     \
                 V8_PREFETCH4(pw);                                                     \
             }                                                                         \
-            V8_APPLY4(NAME, OP, v, i);                                                \
-            V8_APPLY4(NAME, OP, w, i + 4);                                            \
-        }                                                                             \
-        for (; i < e; i++) {                                                          \
-            npy_intp j = SO_IX_WRAP_##S(ix[i], size);                                 \
-            if (SO_IX_OUTSIDE(j, size)) return i;                                     \
-            op[j] = SO_OP1(NAME, OP)(op[j], up[i]);                                   \
-        }                                                                             \
-    }                                                                                 \
-    return -1;                                                                        \
-}
-
-/* With int32 indices the eight are one vector, wrapped and tested in 32-bit
- * lanes, then widened to two vectors of int64 for V8_APPLY4: one load for
- * eight indices; int16 and int8 ones are sign-extended to 32 bits as they are
- * loaded.  The 32-bit wrap needs size below 2^31; a larger out (and a strided
- * one) takes the loop of four.  The C model (four_model.c --index
- * int32, vec8n and vec8npf against tested4 and testedpf, the loops above;
- * three runs, each variant's median of 15 interleaved): into 1e2 and 1e3
- * float32 and 1e3 int64 10-32% faster, into 1e5 float32 and int64 2-16%; with
- * the prefetch into 1e6 float32 14-22%, 1e6 int64 10-14%, 1e7 float32 -8% to
- * +13% (faster in 2 of 3).  --index int8 into 1e2 float32 20-35%, int64
- * 21-29%; --index int16 into 1e3 float32 9-20%, into 3e4 -2% to +12%. */
-#define V8N_WRAP(x) _mm256_add_epi32(x, _mm256_and_si256(_mm256_cmpgt_epi32(zero, x), vsize))
-#define V8N_INSIDE(x) _mm256_cmpgt_epi32(vlimit, _mm256_xor_si256(x, vflip))
-#define V8N_LO(x) _mm256_cvtepu32_epi64(_mm256_castsi256_si128(x))
-#define V8N_HI(x) _mm256_cvtepu32_epi64(_mm256_extracti128_si256(x, 1))
-
-#define V8N_LOAD_i32(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
-#define V8N_LOAD_i16(p) _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p)))
-#define V8N_LOAD_i8(p) _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p)))
-
-#define INDEXED_V8N(NAME, T, OP, IN, IT)                                              \
-__attribute__((target("avx2"))) static npy_intp                                       \
-NAME##_##OP##_v8_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,       \
-                         const char *u, npy_intp n)                                   \
-{                                                                                     \
-    const IT *restrict ix = (const IT *)(const void *)idx;                            \
-    const T *restrict up = (const T *)(const void *)u;                                \
-    T *restrict op = (T *)(void *)o;                                                  \
-    const __m256i vsize = _mm256_set1_epi32((int)(size > NPY_MAX_INT32 ? 0 : size));  \
-    const __m256i zero = _mm256_setzero_si256(), vflip = _mm256_set1_epi32(NPY_MIN_INT32); \
-    const __m256i vlimit = _mm256_xor_si256(vsize, vflip);                            \
-    /* the groups that prefetch: i < pf_end, so i + PREFETCH_AHEAD + 8 <= n */       \
-    const npy_intp pf_end = prefetch_pays(size, sizeof(T)) ? n - PREFETCH_AHEAD - 8   \
-                                                           : 0;                       \
-    npy_intp i, c, pos;                                                               \
-    if (aos != (npy_intp)sizeof(T) || size > NPY_MAX_INT32) {                         \
-        return NAME##_##OP##_by_##IN(o, aos, size, idx, u, n);                         \
-    }                                                                                 \
-    for (c = 0; c < n; c += RUN_CHUNK) {                                              \
-        npy_intp e = n - c < RUN_CHUNK ? n : c + RUN_CHUNK;                           \
-        if (long_runs_##IN(ix + c, e - c)) {                                           \
-            pos = NAME##_##OP##_by_##IN(o, aos, size, (const char *)(ix + c),          \
-                                       (const char *)(up + c), e - c);                \
-            if (pos >= 0) return c + pos;                                             \
-            continue;                                                                 \
-        }                                                                             \
-        for (i = c; i + 8 <= e; i += 8) {                                             \
-            __m256i x = V8N_LOAD_##IN(ix + i);                                        \
-            __m256i v, w;                                                             \
-            x = V8N_WRAP(x);                                                          \
-            if (_mm256_movemask_ps(_mm256_castsi256_ps(V8N_INSIDE(x))) != 0xFF) {     \
-                break;                                                                \
-            }                                                                         \
-            if (i < pf_end) {                                                         \
-                __m256i p = V8N_LOAD_##IN(ix + i + PREFETCH_AHEAD);                   \
-                p = V8N_WRAP(p);                                                      \
-                p = _mm256_and_si256(p, V8N_INSIDE(p));                               \
-                v = V8N_LO(p);                                                        \
-                w = V8N_HI(p);                                                        \
-                V8_PREFETCH4(v);                                                      \
-                V8_PREFETCH4(w);                                                      \
-            }                                                                         \
-            v = V8N_LO(x);                                                            \
-            w = V8N_HI(x);                                                            \
             V8_APPLY4(NAME, OP, v, i);                                                \
             V8_APPLY4(NAME, OP, w, i + 4);                                            \
         }                                                                             \
@@ -357,10 +343,10 @@ NAME##_##OP##_v8_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx, 
 /* The loops of one dtype and op on AVX2, one per index type (unsigned ones keep
  * the loop of four), and their table. */
 #define V8_FOR_INDEX(NAME, T, OP)                                                     \
-    INDEXED_V8(NAME, T, OP, i64, npy_int64, 1)                                        \
-    INDEXED_V8N(NAME, T, OP, i32, npy_int32)                                          \
-    INDEXED_V8N(NAME, T, OP, i16, npy_int16)                                          \
-    INDEXED_V8N(NAME, T, OP, i8, npy_int8)                                            \
+    INDEXED_V8(NAME, T, OP, i64, npy_int64, 64)                                       \
+    INDEXED_V8(NAME, T, OP, i32, npy_int32, 32)                                       \
+    INDEXED_V8(NAME, T, OP, i16, npy_int16, 32)                                       \
+    INDEXED_V8(NAME, T, OP, i8, npy_int8, 32)                                         \
     static const so_indexed_fn NAME##_##OP##_v8_by[SO_IX_NTYPES] = {                  \
         NAME##_##OP##_v8_by_i8, NAME##_##OP##_v8_by_i16, NAME##_##OP##_v8_by_i32,     \
         NAME##_##OP##_v8_by_i64, NAME##_##OP##_by_u8, NAME##_##OP##_by_u16,           \
