@@ -17,7 +17,9 @@ indices 128 updates ahead, clamps them and prefetches their elements.  Here, on 
   and max, int64 mul and sub), with int64, int32, int16 and int8 indices (the narrow ones within
   their range) and uint64 ones (which keep the loop of four),
   duplicates and negative indices, are bit-equal to the reference;
-* the same calls in a child with ``SCATTEROPS_NO_AVX2=1`` (the loops of four), bit-equal too.
+* the same calls in a child with ``SCATTEROPS_NO_AVX2=1`` (the loops of four), bit-equal too;
+* into an out of 2**31 + 16 and 2**32 + 16 int8 elements (zero pages, touched at a few), whose
+  size the 32-bit lanes cannot hold, a negative index still wraps from the end.
 """
 import os
 import subprocess
@@ -163,3 +165,31 @@ def test_the_loops_of_four_without_avx2():
     child = _CHILD.format(tests=os.path.dirname(os.path.abspath(__file__)))
     res = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True, text=True)
     assert res.returncode == 0 and res.stdout.strip() == "ok", res.stderr[-2000:]
+
+
+# slow: under the sanitizers an out of 2-4 GiB takes about a second to allocate (8 s for the 8)
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [2**31 + 16, 2**32 + 16])
+@pytest.mark.parametrize("idx_dtype", ["int32", "int16", "int8", "int64"])
+def test_an_out_of_2_31_elements_or_more_keeps_the_64_bit_wrap(idx_dtype, n):
+    # the 32-bit lanes wrap a negative index only into an out below 2**31 elements; a larger
+    # one takes the loop of four, whose wrap is 64-bit: -1 is the last element (from 2**32 on,
+    # a size cut to 32 bits would wrap -1 to 15).  np.zeros maps zero pages; the call touches
+    # a few of them, in place
+    data = np.zeros(n, np.int8)
+    info = np.iinfo(idx_dtype)
+    # two groups of eight near both ends (a group with an extreme value takes the loop of one
+    # at a time), then the extremes of idx's dtype
+    vals = [0, 1, -1, -2, 5, -1, 7, -3] * 2 + [min(int(info.max), n - 1), max(int(info.min), -n),
+                                               -1, 3, -5, 2, -1, 0]
+    idx = np.array(vals, idx_dtype)
+    upd = np.arange(1, 25, dtype=np.int8)
+    so.scatter_elements(data, idx, upd, 0, reduction="add", out=data)
+    want = {}
+    for i, u in zip(idx.tolist(), upd.tolist()):
+        j = i + n if i < 0 else i
+        want[j] = want.get(j, 0) + u
+    for j, v in want.items():
+        assert data[j] == np.int8(v), (j, int(data[j]), v)
+    data[list(want)] = 0
+    assert not data[:1 << 20].any() and not data[-(1 << 20):].any()
