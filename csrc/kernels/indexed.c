@@ -170,12 +170,16 @@ NAME##_##OP##_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,    
         NAME##_##OP##_by_i64, NAME##_##OP##_by_u8, NAME##_##OP##_by_u16,              \
         NAME##_##OP##_by_u32, NAME##_##OP##_by_u64};
 
+/* A dtype's table by op of its tables by index type NAME_OP_BY (BY: by, v8_by). */
+#define OPS_TABLE(TABLE, NAME, BY)                                                    \
+    static const so_indexed_fn *const TABLE[SO_NOPS] = {                              \
+        NULL, NAME##_add_##BY, NAME##_sub_##BY, NAME##_mul_##BY, NAME##_max_##BY,     \
+        NAME##_min_##BY, NULL};
+
 #define FOR_OPS(NAME, T)                                                              \
     FOR_INDEX(NAME, T, add) FOR_INDEX(NAME, T, sub) FOR_INDEX(NAME, T, mul)           \
     FOR_INDEX(NAME, T, max) FOR_INDEX(NAME, T, min)                                   \
-    static const so_indexed_fn *const NAME##_ops[SO_NOPS] = {                         \
-        NULL, NAME##_add_by, NAME##_sub_by, NAME##_mul_by, NAME##_max_by,             \
-        NAME##_min_by, NULL};
+    OPS_TABLE(NAME##_ops, NAME, by)
 
 SO_INDEXED_TYPES(FOR_OPS)
 
@@ -355,9 +359,7 @@ NAME##_##OP##_v8_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx, 
 #define V8_FOR_OPS(NAME, T)                                                           \
     V8_FOR_INDEX(NAME, T, add) V8_FOR_INDEX(NAME, T, sub) V8_FOR_INDEX(NAME, T, mul)  \
     V8_FOR_INDEX(NAME, T, max) V8_FOR_INDEX(NAME, T, min)                             \
-    static const so_indexed_fn *const NAME##_v8_ops[SO_NOPS] = {                      \
-        NULL, NAME##_add_v8_by, NAME##_sub_v8_by, NAME##_mul_v8_by, NAME##_max_v8_by, \
-        NAME##_min_v8_by, NULL};
+    OPS_TABLE(NAME##_v8_ops, NAME, v8_by)
 
 SO_INDEXED_TYPES(V8_FOR_OPS)
 #endif
