@@ -30,6 +30,9 @@ import pytest
 
 import scatterops as so
 from scatterops import _core, reference
+from scatterops.strategies import assert_identical as _same
+
+from direct_helpers import indices as _indices
 
 SMALL = 100                 # elements of out: in L1
 BIG = 1 << 20               # float32 elements: 4 MiB, beyond one core's L2 (prefetching)
@@ -41,18 +44,6 @@ AHEAD = 128                 # kernels/indexed.c's PREFETCH_AHEAD
 def one_thread():
     with so.threads(1):
         yield
-
-
-def _indices(dtype, n, size, seed):
-    """n indices into size elements, negative ones too if signed, within dtype's range."""
-    info = np.iinfo(dtype)
-    lo = max(-size, int(info.min)) if info.min < 0 else 0
-    return np.random.default_rng(seed).integers(lo, min(size, int(info.max) + 1), n).astype(dtype)
-
-
-def _same(a, b):
-    assert a.dtype == b.dtype and a.shape == b.shape
-    np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
 
 
 N_BAD = 3 * CHUNK + 20

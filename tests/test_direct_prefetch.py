@@ -17,6 +17,8 @@ import pytest
 import scatterops as so
 from scatterops import _core, reference
 
+from direct_helpers import indices as _indices
+
 INDEX_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 BIG = 1 << 21               # elements: 8 MiB of float32, beyond one core's L2
 ONE_PASS_MIN = 1 << 14      # py/direct.c's ONE_PASS_MIN (SO_GIL_RELEASE_MIN)
@@ -27,14 +29,6 @@ CHUNK = 2048                # kernels/indexed.c's RUN_CHUNK: the loop's own chun
 def one_thread():
     with so.threads(1):
         yield
-
-
-def _indices(dtype, n, size, seed):
-    """n random indices of dtype into size elements, negatives from the end where signed."""
-    info = np.iinfo(dtype)
-    lo = max(-size, int(info.min))
-    hi = min(size, int(info.max) + 1)
-    return np.random.default_rng(seed).integers(lo, hi, n).astype(dtype)
 
 
 def _values(dtype, n, seed):
