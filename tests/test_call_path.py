@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import scatterops as so
-from scatterops import _core, reference
+from scatterops import _core
+import fast_reference as reference     # the reference's bits, whole-array (tests/fast_reference.py)
 
 try:
     from numpy.exceptions import AxisError

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import scatterops as so
-from scatterops import reference
+import fast_reference as reference     # the reference's bits, whole-array
 
 N, M = 1 << 17, 5000          # 2**16 updates or more take that path
 

@@ -8,7 +8,7 @@ import pytest
 from numpy.lib.stride_tricks import as_strided
 
 import scatterops as so
-from scatterops import reference
+import fast_reference as reference     # the reference's bits, whole-array
 
 
 def _cases():

@@ -29,7 +29,8 @@ import numpy as np
 import pytest
 
 import scatterops as so
-from scatterops import _core, reference
+from scatterops import _core
+import fast_reference as reference     # the reference's bits, whole-array (tests/fast_reference.py)
 from scatterops.strategies import assert_identical as _same
 
 from direct_helpers import indices as _indices
@@ -132,8 +133,9 @@ _CHILD = """
 import sys
 import numpy as np
 import scatterops as so
-from scatterops import _core, reference
+from scatterops import _core
 sys.path.insert(0, {tests!r})
+import fast_reference as reference     # the reference's bits, whole-array (tests/fast_reference.py)
 import test_direct_eights as t
 assert not _core.cpu_features()[2], _core.cpu_features()
 so.set_num_threads(1)

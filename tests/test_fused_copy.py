@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import scatterops as so
-from scatterops import reference
+import fast_reference as reference     # the reference's bits, whole-array
 
 
 @pytest.fixture

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import scatterops
-from scatterops import _core, reference
+from scatterops import _core
+import fast_reference as reference     # the reference's bits, whole-array (tests/fast_reference.py)
 
 MiB = 1 << 20
 

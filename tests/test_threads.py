@@ -117,7 +117,7 @@ def test_threaded_add_equals_ufunc_at(restore_threads):
                                  pytest.param("min", marks=pytest.mark.slow), "none", "mean"])
 def test_owned_split_equals_the_reference(red, restore_threads):
     # the split by index value against the plain NumPy reference, at 2 and 3 threads
-    from scatterops import reference
+    import fast_reference as reference     # the reference's bits, whole-array
     rng = np.random.default_rng(11)
     d = rng.standard_normal(1 << 20).astype(np.float32)
     i = rng.integers(-(1 << 20), 1 << 20, (200000, 1))
@@ -367,7 +367,7 @@ def compaction_case(tmp_path_factory):
     """The inputs of the compaction test and the reference's results for them, computed once
     (the pure-NumPy reference took most of the test's time when each child computed them) and
     saved for the children, which run the C core only."""
-    from scatterops import reference
+    import fast_reference as reference     # the reference's bits, whole-array
     rng = np.random.default_rng(12)
     n = 1 << 20
     d = rng.standard_normal(n).astype(np.float32)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import scatterops
-from scatterops import reference
+import fast_reference as reference     # the reference's bits, whole-array
 
 DTYPES = ["u1", "i2", "f2", "f4", "f8", "c16", "S3", "V12", ">f4", "<i8", "m8[s]"]
 SHAPES = [(1000, 333), (77, 5000), (4099, 70)]
@@ -57,8 +57,8 @@ def test_the_scalar_loop_alone_gives_the_same_bytes():
     choice is made once a process).  Same data, same bytes as the reference."""
     code = r"""
 import sys, numpy as np, scatterops as so
-from scatterops import reference
 sys.path.insert(0, sys.argv[1])
+import fast_reference as reference     # the reference's bits, whole-array
 from test_transpose_copy import DTYPES, SHAPES, _transposed
 for threads in (1, 2):
     so.set_num_threads(threads)
