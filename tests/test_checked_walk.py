@@ -100,10 +100,7 @@ def _graph(rng, dtype=np.float32):
     return d, r, u
 
 
-# max walks its rows as add does, with another element op: it runs once, in the plain suite,
-# not under the sanitizers (2.8 s there), which run none, add and mean
-@pytest.mark.parametrize("red", ["none", "add", pytest.param("max", marks=pytest.mark.slow),
-                                 "mean"])
+@pytest.mark.parametrize("red", ["none", "add", "max", "mean"])
 @pytest.mark.parametrize("dtype", [np.float32, np.int32])
 def test_owners_of_rows_equal_the_reference(red, dtype):
     d, r, u = _graph(np.random.default_rng(7), dtype)

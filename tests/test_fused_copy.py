@@ -26,12 +26,7 @@ def _calls():
     calls = []
 
     def add(name, func, data, idx, upd, **kw):
-        # the reductions that copy and walk as another of the same plan does, with another
-        # element op, run once, in the plain suite, not under the sanitizers (8 s there)
-        slow = name in ("update-axis1-dense-max", "update-axis1-sparse-max", "elements-axis1-min",
-                        "elements-axis1-mul")
-        calls.append(pytest.param(func, data, idx, upd, kw, id=name,
-                                  marks=[pytest.mark.slow] if slow else []))
+        calls.append(pytest.param(func, data, idx, upd, kw, id=name))
 
     # scatter_update along axis 1: bands along axis 0, winners' slices leave gaps
     d = rng.standard_normal((60, 256, 10, 15)).astype(f32)            # 9.2 MB

@@ -31,10 +31,7 @@ def _big_case(seed, rows=2048, cols=256, dtype=np.float32):
     return data, idx, upd
 
 
-# max walks the blocks as add does, with another element op: it runs once, in the plain suite,
-# not under the sanitizers (2.7 s there), which run none, add and mean
-@pytest.mark.parametrize("reduction", ["none", "add", pytest.param("max", marks=pytest.mark.slow),
-                                       "mean"])
+@pytest.mark.parametrize("reduction", ["none", "add", "max", "mean"])
 def test_reused_blocks_give_the_reference_result(reduction):
     """Drop each result, so the next call reuses its block (filled with other values)."""
     if _info()["limit"] == 0:

@@ -111,10 +111,7 @@ def test_threaded_add_equals_ufunc_at(restore_threads):
         assert so.scatter_nd(d, i[:, None], u, reduction="add").tobytes() == expected.tobytes()
 
 
-# max and min split and compact as add does, with another element op: they run once, in the
-# plain suite, not under the sanitizers (4.3 s there), which run add, none and mean
-@pytest.mark.parametrize("red", ["add", pytest.param("max", marks=pytest.mark.slow),
-                                 pytest.param("min", marks=pytest.mark.slow), "none", "mean"])
+@pytest.mark.parametrize("red", ["add", "max", "min", "none", "mean"])
 def test_owned_split_equals_the_reference(red, restore_threads):
     # the split by index value against the plain NumPy reference, at 2 and 3 threads
     import fast_reference as reference     # the reference's bits, whole-array
