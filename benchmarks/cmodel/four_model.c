@@ -5,7 +5,7 @@
  * four compiles and runs it (gcc -O3 -march=native).  Arrays are 2 MiB aligned
  * and madvised for huge pages, as NumPy's large arrays are.
  *
- * Usage: four_model N_UPDATES OUT_SIZE REPEATS
+ * Usage: four_model N_UPDATES OUT_SIZE REPEATS [NONNEG]
  * For each variant, the median over REPEATS runs, in ns per update, of one
  * pass over N_UPDATES random int64 indices into OUT_SIZE elements; each repeat
  * runs every variant once, in turn:
@@ -44,6 +44,15 @@
  *             vectors of int64 for their updates: one load for eight indices
  *   vec8npf   vec8n with the eight indices 128 ahead wrapped and clamped in
  *             32-bit lanes, widened, and their elements prefetched
+ * and one without the wrap, for non-negative indices:
+ *   utest4    four indices read, then each tested with one unsigned compare
+ *             and a branch of its own, no wrap, and applied; one that fails
+ *             (negative or bad) goes to a step of one update that wraps and
+ *             tests it (a mispredicted branch each: with half the indices
+ *             negative, as drawn by default, it is slow)
+ *   utestg4   the same four tests folded into one branch for the four
+ * The indices are drawn from [-size, size) (half negative), or from [0, size)
+ * with NONNEG = 1 (run.py --nonneg).
  * Every variant's sums are checked equal to loop's, bit for bit.
  *
  * The element type is float (float32) unless compiled with -DSO_MODEL_INT64
@@ -160,6 +169,65 @@ tested4(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n,
         o[j] = o[j] + u[i];
     }
     return -1;
+}
+
+/* utest4: the fast path tests each index unsigned against size, no wrap (a
+ * negative index fails it); a group of four that fails goes through tested4 */
+__attribute__((noinline)) static int64_t
+utest4(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n,
+       int64_t size)
+{
+    int64_t i = 0;
+    const uint64_t us = (uint64_t)size;
+    while (i + 4 <= n) {
+        int64_t j0 = ix[i], j1 = ix[i + 1], j2 = ix[i + 2], j3 = ix[i + 3];
+        if (__builtin_expect((uint64_t)j0 >= us, 0)) goto slow;
+        o[j0] = o[j0] + u[i];
+        if (__builtin_expect((uint64_t)j1 >= us, 0)) { i += 1; goto slow; }
+        o[j1] = o[j1] + u[i + 1];
+        if (__builtin_expect((uint64_t)j2 >= us, 0)) { i += 2; goto slow; }
+        o[j2] = o[j2] + u[i + 2];
+        if (__builtin_expect((uint64_t)j3 >= us, 0)) { i += 3; goto slow; }
+        o[j3] = o[j3] + u[i + 3];
+        i += 4;
+        continue;
+    slow: {
+            int64_t j = WRAP(ix[i], size);
+            if (OUTSIDE(j, size)) return i;
+            o[j] = o[j] + u[i];
+            i++;
+        }
+    }
+#pragma GCC unroll 1
+    for (; i < n; i++) {
+        int64_t j = WRAP(ix[i], size);
+        if (OUTSIDE(j, size)) return i;
+        o[j] = o[j] + u[i];
+    }
+    return -1;
+}
+
+/* utestg4: four unsigned tests, one branch for the four */
+__attribute__((noinline)) static int64_t
+utestg4(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n,
+        int64_t size)
+{
+    int64_t i = 0;
+    const uint64_t us = (uint64_t)size;
+    for (; i + 4 <= n; i += 4) {
+        int64_t j0 = ix[i], j1 = ix[i + 1], j2 = ix[i + 2], j3 = ix[i + 3];
+        if (__builtin_expect(((uint64_t)j0 >= us) | ((uint64_t)j1 >= us) | ((uint64_t)j2 >= us) | ((uint64_t)j3 >= us), 0)) {
+            int64_t at = tested4(o, ix + i, u + i, 4, size);
+            if (at >= 0) return i + at;
+            continue;
+        }
+        o[j0] = o[j0] + u[i];
+        o[j1] = o[j1] + u[i + 1];
+        o[j2] = o[j2] + u[i + 2];
+        o[j3] = o[j3] + u[i + 3];
+    }
+    int64_t at = tested4(o, ix + i, u + i, n - i, size);
+    return at < 0 ? at : i + at;
 }
 
 #define CLAMP(j, size) (OUTSIDE(j, size) ? 0 : (j))
@@ -409,22 +477,25 @@ main(int argc, char **argv)
     int64_t n = argc > 1 ? atoll(argv[1]) : 1000000;
     int64_t size = argc > 2 ? atoll(argv[2]) : 100000;
     int reps = argc > 3 ? atoi(argv[3]) : 21;
+    int nonneg = argc > 4 && atoi(argv[4]);
 #ifdef __AVX2__
 #ifdef SO_MODEL_NARROW
     static const char *const names[] = {"loop", "loop4", "tested", "tested4", "clamp4", "buf4",
-                                        "vec8", "vec8n", "testedpf", "vec8pf", "vec8npf"};
+                                        "vec8", "vec8n", "testedpf", "vec8pf", "vec8npf",
+                                        "utest4", "utestg4"};
     static const variant fns[] = {loop, loop4, tested, tested4, clamp4, buf4, vec8, vec8n,
-                                  testedpf, vec8pf, vec8npf};
+                                  testedpf, vec8pf, vec8npf, utest4, utestg4};
 #else
     static const char *const names[] = {"loop", "loop4", "tested", "tested4", "clamp4", "buf4",
-                                        "vec8", "testedpf", "vec8pf"};
+                                        "vec8", "testedpf", "vec8pf", "utest4", "utestg4"};
     static const variant fns[] = {loop, loop4, tested, tested4, clamp4, buf4, vec8, testedpf,
-                                  vec8pf};
+                                  vec8pf, utest4, utestg4};
 #endif
 #else
     static const char *const names[] = {"loop", "loop4", "tested", "tested4", "clamp4", "buf4",
-                                        "testedpf"};
-    static const variant fns[] = {loop, loop4, tested, tested4, clamp4, buf4, testedpf};
+                                        "testedpf", "utest4", "utestg4"};
+    static const variant fns[] = {loop, loop4, tested, tested4, clamp4, buf4, testedpf, utest4,
+                                  utestg4};
 #endif
     enum { NVAR = sizeof names / sizeof names[0] };
     IX *ix = big(sizeof *ix * (size_t)n);
@@ -436,11 +507,12 @@ main(int argc, char **argv)
     for (v = 0; v < NVAR; v++) o[v] = big(sizeof(T) * (size_t)size);
     for (int64_t i = 0; i < n; i++) {
         x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-        ix[i] = (IX)((int64_t)(x % (uint64_t)(2 * size)) - size);     /* negatives too */
+        ix[i] = nonneg ? (IX)(x % (uint64_t)size)                         /* [0, size) */
+                       : (IX)((int64_t)(x % (uint64_t)(2 * size)) - size);     /* negatives too */
         u[i] = T_VALUE(x);
     }
-    printf("%lld %s indices into %lld %s, median of %d, ns/update\n", (long long)n, IX_NAME,
-           (long long)size, T_NAME, reps);
+    printf("%lld %s%s indices into %lld %s, median of %d, ns/update\n", (long long)n,
+           nonneg ? "non-negative " : "", IX_NAME, (long long)size, T_NAME, reps);
     for (r = 0; r < reps; r++) {
         for (v = 0; v < NVAR; v++) {
             double t0 = now();

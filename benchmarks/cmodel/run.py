@@ -8,6 +8,7 @@ one-thread targets (docs/performance.md has one run of each).
     python benchmarks/cmodel/run.py --model four 100 1000 30000 100000
     python benchmarks/cmodel/run.py --model four --dtype int64 1000 100000
     python benchmarks/cmodel/run.py --model four --index int32 100 1000 100000 1000000
+    python benchmarks/cmodel/run.py --model four --nonneg 100 1000 30000
 """
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=21)
     ap.add_argument("--model", choices=["scatter", "runs", "prefetch", "rows", "partition", "fusedrows", "four"], default="scatter")
     ap.add_argument("--sorted", action="store_true", help="runs model: sorted indices")
+    ap.add_argument("--nonneg", action="store_true",
+                    help="four model: indices in [0, size) (else half of them negative)")
     ap.add_argument("--dtype", choices=["float32", "int64"], default="float32",
                     help="four model: the type of out and the updates")
     ap.add_argument("--index", choices=["int64", "int32", "int16", "int8"], default="int64",
@@ -41,6 +44,7 @@ def main() -> None:
         subprocess.run(["gcc", "-O3", "-march=native", "-std=c11", "-pthread", *define, "-o", exe,
                         os.path.join(HERE, f"{args.model}_model.c")], check=True)
         extra = [str(int(args.sorted))] if args.model == "runs" else []
+        extra += ["1"] if args.nonneg and args.model == "four" else []
         for size in args.sizes:
             subprocess.run([exe, str(args.updates), str(size), str(args.repeat)] + extra, check=True)
 

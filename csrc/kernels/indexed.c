@@ -7,8 +7,9 @@
  * contiguous out, a chunk whose indices repeat in long runs keeps the element
  * in a register while its index repeats, into one beyond L2 the element
  * PREFETCH_AHEAD updates later is prefetched, and other chunks take their
- * updates four at a time, or eight with signed indices on a CPU with AVX2 (all
- * below).
+ * updates four at a time, or with signed indices on a CPU with AVX2 eight at a
+ * time, or (int64 indices into an out within L2) four at a time with a branch
+ * for each index and no wrap (all below).
  *
  * The caller has checked every value (a whole-run min/max, plan/check_run.c),
  * yet each is still wrapped and clamped into [0, size) as it is read (a
@@ -184,9 +185,11 @@ NAME##_##OP##_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,    
 SO_INDEXED_TYPES(FOR_OPS)
 
 /* With int64 indices on a CPU with AVX2 (chosen at run time), the loop into a
- * contiguous out takes its updates eight at a time: the eight indices are read
- * as two vectors, wrapped and tested there with one branch for the eight, then
- * moved one by one to a general register for their updates, applied in order:
+ * contiguous out beyond L2 (and within L2 once a call has had many negative
+ * indices: V1_NEG_LIMIT below) takes its updates eight at a time: the eight
+ * indices are read as two vectors, wrapped and tested there with one branch
+ * for the eight, then moved one by one to a general register for their
+ * updates, applied in order:
  * the same operations in the same order, so the same bits.  A group with a bad
  * index leaves to the loop of one update at a time, which stops at the first
  * bad one.  Into an out beyond L2 the indices PREFETCH_AHEAD updates on are
@@ -297,6 +300,44 @@ SO_INDEXED_TYPES(FOR_OPS)
         __builtin_prefetch(op + _mm_extract_epi64(hi_, 1), 0, 1);                     \
     } while (0)
 
+/* With int64 indices into an out within L2 (no prefetch), the loop of eight
+ * gives way to one of four that tests each index as it is read with a single
+ * unsigned compare against size and a branch of its own, and no wrap: a
+ * negative index fails the compare and goes to the step of one update below
+ * (wrapped, tested, applied, or the loop stops there), and the four go on.
+ * The wrap is what cost: the C model (four_model.c's utest4, 1e6 non-negative
+ * int64 indices, ns an update, two runs) into 1e2 float32 0.775 against the
+ * loop of eight's 0.941 and the loop without any test's (numba's, wrapping
+ * each index) 0.810; into 1e3 0.730 against 0.862 and 0.749; into 3e4 1.274
+ * against 1.306 and 1.310; into 1e2 int64 0.882 against 1.040.  Four tests
+ * folded into one branch were slower than either (1.03-1.09 into 1e2: gcc
+ * makes an unsigned max of the four, a chain).  With int32, int16 and int8
+ * indices the one vector load of the loop of eight was as fast or faster, and
+ * they keep it.  Each negative index costs a mispredicted branch here (half of
+ * them negative: 7 ns an update), so after V1_NEG_LIMIT of them in a call the
+ * rest of it takes the loop of eight, which wraps in its vectors.  In the
+ * package (builds before and after in 6 interleaved pairs of processes, one
+ * thread, 1e6 float32 adds out of place, scatterops' time over a numba loop's
+ * on a copy of data, median; after/before and the pairs where after was
+ * faster): into 1e2 1.128 -> 0.966 (0.86, 6 of 6), 1e3 1.115 -> 0.957 (0.86,
+ * 6 of 6), 3e4 1.046 -> 1.007 (0.96, 6 of 6), 1e5 level (1.00, 3 of 6); half
+ * or all of the indices negative level (1.02, 1.05; the noise: int32 indices,
+ * whose loop did not change, 1.05).  The four indices are read before the
+ * first is tested: read one by one before each test, the gain into 1e2 and
+ * 1e3 was 0.91 and 0.97.  The unsigned indices' loop of four (above) with a
+ * branch for each index was slower into 1e2 (1.07, 5 of 6) and level into
+ * 1e3: it keeps its one branch for the four. */
+#define V1_SCALAR_64 1
+#define V1_SCALAR_32 0
+#define V1_NEG_LIMIT 16
+#define V1_STEP(NAME, OP, j, k)                                                       \
+    if (NPY_UNLIKELY((npy_uintp)(j) >= (npy_uintp)size)) {                            \
+        i += (k);                                                                     \
+        jn = (j);                                                                     \
+        goto one;                                                                     \
+    }                                                                                 \
+    op[j] = SO_OP1(NAME, OP)(op[j], up[i + (k)]);
+
 #define INDEXED_V8(NAME, T, OP, IN, IT, W)                                            \
 __attribute__((target("avx2"))) static npy_intp                                       \
 NAME##_##OP##_v8_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,       \
@@ -309,7 +350,9 @@ NAME##_##OP##_v8_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx, 
     /* the groups that prefetch: i < pf_end, so i + PREFETCH_AHEAD + 8 <= n */       \
     const npy_intp pf_end = prefetch_pays(size, sizeof(T)) ? n - PREFETCH_AHEAD - 8   \
                                                            : 0;                       \
-    npy_intp i, c, pos;                                                               \
+    npy_intp i, c, pos, j, jn;                                                        \
+    /* the steps of one update left before the call takes the loop of eight */       \
+    int neg_left = V1_SCALAR_##W && pf_end == 0 ? V1_NEG_LIMIT : 0;                   \
     if (aos != (npy_intp)sizeof(T) || !V8_FITS_##W(size)) {                           \
         return NAME##_##OP##_by_##IN(o, aos, size, idx, u, n);                        \
     }                                                                                 \
@@ -321,7 +364,25 @@ NAME##_##OP##_v8_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx, 
             if (pos >= 0) return c + pos;                                             \
             continue;                                                                 \
         }                                                                             \
-        for (i = c; i + 8 <= e; i += 8) {                                             \
+        i = c;                                                                        \
+        while (neg_left > 0 && i + 4 <= e) {                                          \
+            /* the four read before any is tested: their loads go out together */    \
+            npy_intp j0 = (npy_intp)ix[i], j1 = (npy_intp)ix[i + 1];                  \
+            npy_intp j2 = (npy_intp)ix[i + 2], j3 = (npy_intp)ix[i + 3];              \
+            V1_STEP(NAME, OP, j0, 0)                                                  \
+            V1_STEP(NAME, OP, j1, 1)                                                  \
+            V1_STEP(NAME, OP, j2, 2)                                                  \
+            V1_STEP(NAME, OP, j3, 3)                                                  \
+            i += 4;                                                                   \
+            continue;                                                                 \
+        one: /* jn, the index that failed the compare, as it was read */              \
+            j = SO_IX_WRAP_1(jn, size);                                               \
+            if (SO_IX_OUTSIDE(j, size)) return i;                                     \
+            op[j] = SO_OP1(NAME, OP)(op[j], up[i]);                                   \
+            i++;                                                                      \
+            neg_left--;                                                               \
+        }                                                                             \
+        for (; i + 8 <= e; i += 8) {                                                  \
             __m256i v, w;                                                             \
             int ok;                                                                   \
             V8_TAKE_##W(IN, ix + i, v, w, ok)                                         \
