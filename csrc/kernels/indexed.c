@@ -8,8 +8,8 @@
  * in a register while its index repeats, into one beyond L2 the element
  * PREFETCH_AHEAD updates later is prefetched, and other chunks take their
  * updates four at a time, or with signed indices on a CPU with AVX2 eight at a
- * time, or (int64 indices into an out within L2) four at a time with a branch
- * for each index and no wrap (all below).
+ * time, or (int64 and int32 indices into an out within L2) four at a time with
+ * a branch for each index and no wrap (all below).
  *
  * The caller has checked every value (a whole-run min/max, plan/check_run.c),
  * yet each is still wrapped and clamped into [0, size) as it is read (a
@@ -207,11 +207,12 @@ SO_INDEXED_TYPES(FOR_OPS)
  * float32 and 1.10 into 1e3 float32, level into 1e5 and 1e6.  Chunks with long
  * runs take the loop above. */
 #if SO_X86_VECTOR
-/* With int32, int16 or int8 indices the eight are one vector (int16 and int8
- * sign-extended to 32 bits as they are loaded), wrapped and tested in 32-bit
- * lanes, then widened to two vectors of int64 for V8_APPLY4: one load for
- * eight indices.  The 32-bit wrap needs size below 2^31; a larger out takes
- * the loop of four.  The C model (four_model.c --index int32, vec8n and
+/* With int32, int16 or int8 indices (int32 only beyond L2, or after many
+ * negative indices: V1_NEG_LIMIT below) the eight are one vector (int16 and
+ * int8 sign-extended to 32 bits as they are loaded), wrapped and tested in
+ * 32-bit lanes, then widened to two vectors of int64 for V8_APPLY4: one load
+ * for eight indices.  The 32-bit wrap needs size below 2^31; a larger out
+ * takes the loop of four.  The C model (four_model.c --index int32, vec8n and
  * vec8npf against tested4 and testedpf, the loops above; three runs, each
  * variant's median of 15 interleaved): into 1e2 and 1e3 float32 and 1e3 int64
  * 10-32% faster, into 1e5 float32 and int64 2-16%; with the prefetch into 1e6
@@ -300,35 +301,40 @@ SO_INDEXED_TYPES(FOR_OPS)
         __builtin_prefetch(op + _mm_extract_epi64(hi_, 1), 0, 1);                     \
     } while (0)
 
-/* With int64 indices into an out within L2 (no prefetch), the loop of eight
- * gives way to one of four that tests each index as it is read with a single
- * unsigned compare against size and a branch of its own, and no wrap: a
- * negative index fails the compare and goes to the step of one update below
- * (wrapped, tested, applied, or the loop stops there), and the four go on.
- * The wrap is what cost: the C model (four_model.c's utest4, 1e6 non-negative
- * int64 indices, ns an update, two runs) into 1e2 float32 0.775 against the
- * loop of eight's 0.941 and the loop without any test's (numba's, wrapping
- * each index) 0.810; into 1e3 0.730 against 0.862 and 0.749; into 3e4 1.274
- * against 1.306 and 1.310; into 1e2 int64 0.882 against 1.040.  Four tests
- * folded into one branch were slower than either (1.03-1.09 into 1e2: gcc
- * makes an unsigned max of the four, a chain).  With int32, int16 and int8
- * indices the one vector load of the loop of eight was as fast or faster, and
- * they keep it.  Each negative index costs a mispredicted branch here (half of
- * them negative: 7 ns an update), so after V1_NEG_LIMIT of them in a call the
- * rest of it takes the loop of eight, which wraps in its vectors.  In the
- * package (builds before and after in 6 interleaved pairs of processes, one
- * thread, 1e6 float32 adds out of place, scatterops' time over a numba loop's
- * on a copy of data, median; after/before and the pairs where after was
- * faster): into 1e2 1.128 -> 0.966 (0.86, 6 of 6), 1e3 1.115 -> 0.957 (0.86,
- * 6 of 6), 3e4 1.046 -> 1.007 (0.96, 6 of 6), 1e5 level (1.00, 3 of 6); half
- * or all of the indices negative level (1.02, 1.05; the noise: int32 indices,
- * whose loop did not change, 1.05).  The four indices are read before the
- * first is tested: read one by one before each test, the gain into 1e2 and
- * 1e3 was 0.91 and 0.97.  The unsigned indices' loop of four (above) with a
- * branch for each index was slower into 1e2 (1.07, 5 of 6) and level into
- * 1e3: it keeps its one branch for the four. */
-#define V1_SCALAR_64 1
-#define V1_SCALAR_32 0
+/* With int64 or int32 indices into an out within L2 (no prefetch), the loop
+ * of eight gives way to one of four that tests each index as it is read with
+ * a single unsigned compare against size and a branch of its own, and no
+ * wrap: a negative index fails the compare and goes to the step of one update
+ * below (wrapped, tested, applied, or the loop stops there), and the four go
+ * on.  The wrap is what cost: the C model (four_model.c's utest4, 1e6
+ * non-negative int64 indices, ns an update, two runs) into 1e2 float32 0.775
+ * against the loop of eight's 0.941 and the loop without any test's (numba's,
+ * wrapping each index) 0.810; into 1e3 0.730 against 0.862 and 0.749; into
+ * 3e4 1.274 against 1.306 and 1.310; into 1e2 int64 0.882 against 1.040.
+ * Four tests folded into one branch were slower than either (1.03-1.09 into
+ * 1e2: gcc makes an unsigned max of the four, a chain).  Each negative index
+ * costs a mispredicted branch here (half of them negative: 7 ns an update), so
+ * after V1_NEG_LIMIT of them in a call the rest of it takes the loop of eight,
+ * which wraps in its vectors.  In the package (builds before and after in 6
+ * interleaved pairs of processes, one thread, 1e6 float32 adds out of place,
+ * scatterops' time over a numba loop's on a copy of data, median; after/before
+ * and the pairs where after was faster), int64 indices: into 1e2 1.128 ->
+ * 0.966 (0.86, 6 of 6), 1e3 1.115 -> 0.957 (0.86, 6 of 6), 3e4 1.046 -> 1.007
+ * (0.96, 6 of 6), 1e5 level (1.00, 3 of 6); half or all of the indices
+ * negative level (1.02, 1.05; the noise: int32 indices, whose loop had not
+ * changed, 1.05).  int32 indices, against the one-vector loop of eight (level
+ * in the model): into 1e2 0.94 (6 of 6), 1e3 0.95 (5 of 6), 3e4 0.96 (5 of
+ * 6), 1e5 0.97 (4 of 6).  int16 and int8 keep the loop of eight: with this
+ * loop they were level into 1e2 (1.00, 1.02) and int16 slower into 3e4
+ * (1.08).  The four indices are read before the first is tested: read one by
+ * one before each test, the gain into 1e2 and 1e3 was 0.91 and 0.97.  The
+ * unsigned indices' loop of four (above) with a branch for each index was
+ * slower into 1e2 (1.07, 5 of 6) and level into 1e3: it keeps its one branch
+ * for the four. */
+#define V1_SCALAR_i64 1
+#define V1_SCALAR_i32 1
+#define V1_SCALAR_i16 0
+#define V1_SCALAR_i8 0
 #define V1_NEG_LIMIT 16
 #define V1_STEP(NAME, OP, j, k)                                                       \
     if (NPY_UNLIKELY((npy_uintp)(j) >= (npy_uintp)size)) {                            \
@@ -352,7 +358,7 @@ NAME##_##OP##_v8_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx, 
                                                            : 0;                       \
     npy_intp i, c, pos, j, jn;                                                        \
     /* the steps of one update left before the call takes the loop of eight */       \
-    int neg_left = V1_SCALAR_##W && pf_end == 0 ? V1_NEG_LIMIT : 0;                   \
+    int neg_left = V1_SCALAR_##IN && pf_end == 0 ? V1_NEG_LIMIT : 0;                  \
     if (aos != (npy_intp)sizeof(T) || !V8_FITS_##W(size)) {                           \
         return NAME##_##OP##_by_##IN(o, aos, size, idx, u, n);                        \
     }                                                                                 \

@@ -1,5 +1,5 @@
-"""With int64 indices on a CPU with AVX2, the direct loop into a contiguous out within L2
-(kernels/indexed.c) reads four indices, tests each with one unsigned compare (no wrap) and applies
+"""With int64 and int32 indices on a CPU with AVX2, the direct loop into a contiguous out within
+L2 (kernels/indexed.c) reads four indices, tests each with one unsigned compare (no wrap) and applies
 it; an index that fails the compare -- a negative one, or a bad one -- goes to a step of one
 update that wraps and tests it, and stops there if it is bad.  After 16 such steps in a call the
 rest of the call takes the loop of eight.  Here, on one thread, with non-negative indices (the
@@ -31,17 +31,18 @@ def one_thread():
         yield
 
 
-def _nonneg(n, size, seed):
-    return np.random.default_rng(seed).integers(0, size, n).astype(np.int64)
+def _nonneg(n, size, seed, dtype):
+    return np.random.default_rng(seed).integers(0, size, n).astype(dtype)
 
 
+@pytest.mark.parametrize("idx_dtype", ["int64", "int32"])
 @pytest.mark.parametrize("size", [SMALL, MID])
 @pytest.mark.parametrize("bad", ["size", "big", "below"])
 @pytest.mark.parametrize("after_negative", [False, True])
 @pytest.mark.parametrize("pos", [0, 1, 2, 3, 4, 7, CHUNK - 1, CHUNK, CHUNK + 3, N - 5, N - 1])
-def test_a_bad_index_in_each_place_of_a_group_is_named(size, bad, after_negative, pos):
-    idx = _nonneg(N, size, pos)
-    value = {"size": size, "big": 2**62, "below": -size - 1}[bad]
+def test_a_bad_index_in_each_place_of_a_group_is_named(idx_dtype, size, bad, after_negative, pos):
+    idx = _nonneg(N, size, pos, idx_dtype)
+    value = {"size": size, "big": int(np.iinfo(idx_dtype).max) // 2, "below": -size - 1}[bad]
     idx[pos] = value
     if after_negative and pos > 0:
         idx[pos - 1] = -1
@@ -64,14 +65,15 @@ CASES = [(d, r) for d in ["float32", "float64", "int64", "int8", "complex64"]
 LENGTHS = [0, 3, 4, 5, 8, 21, CHUNK + 9, N]
 
 
+@pytest.mark.parametrize("idx_dtype", ["int64", "int32"])
 @pytest.mark.parametrize("size", [SMALL, MID])
 @pytest.mark.parametrize("negatives", [0, 1, 15, 16, 17, 300])
-def test_negative_indices_among_non_negative_ones_equal_the_reference(size, negatives):
+def test_negative_indices_among_non_negative_ones_equal_the_reference(idx_dtype, size, negatives):
     rng = np.random.default_rng(negatives)
     for dtype, reduction in CASES:
         data = (rng.standard_normal(size) * 4).astype(dtype)
         for n in LENGTHS:
-            idx = _nonneg(n, size, n + negatives)
+            idx = _nonneg(n, size, n + negatives, idx_dtype)
             at = rng.choice(n, min(n, negatives), replace=False) if n else []
             idx[at] -= size                             # the same element, from the end
             idx[: n // 3] = idx[0] if n else idx[: n // 3]     # duplicates: the order shows
