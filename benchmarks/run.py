@@ -750,6 +750,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     available = [p for p, why in status.items() if why is None]
     versions = peers.configure(threads, available)
     columns = [p for p in peers.PEERS + [SUBJECT] if p in available]
+    if SUBJECT in available:
+        available.append(targets.TWIN)     # timed in its case's rounds, judged, not a column
     busy = modes.busy_core() if args.busy else contextlib.nullcontext(None)
     log = sys.stderr
     with busy as busy_cpu:

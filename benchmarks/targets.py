@@ -9,7 +9,9 @@ Targets (medians; every ratio is taken within one run, whose rounds interleave a
   (``numba / scatterops >= 1/1.5``); out of place, within 1.2x of the loop run on a copy of data;
 * out of cache (more than 10^6 elements), 2 threads or more: best peer / scatterops >= 1.5;
 * int32 indices (``not_slower_than``): scatterops no slower than with int64 at the same thread
-  count.
+  count.  The int32 case also times scatterops with the same indices as int64 (peer ``TWIN``) in
+  its own rounds, and that comparison is the one judged: the int64 case's row ran minutes earlier
+  or later, and this machine's speed moves by more than the difference between the two.
 
 Reported as ``pass`` / ``SHORT``, never asserted.  Out of place, scatterops' times are with its
 output cache as the process has it (the header says which: on by default); ``--output-cache both``
@@ -22,6 +24,7 @@ from typing import Dict, List, Optional, Tuple
 IN_CACHE = 10**6            # output elements
 LOOP = "numba"              # the serial hand-written loop's peer name
 NOCACHE = "scatterops, output cache off"
+TWIN = "scatterops, int64 indices"   # the int32 cases' same call with int64 indices, same rounds
 
 
 def v2_target(row, by_key: Dict[Tuple[str, int], object], columns: List[str]
@@ -56,10 +59,15 @@ def v2_target(row, by_key: Dict[Tuple[str, int], object], columns: List[str]
         if r is not None:
             oks.append(r >= 1 / within)
     if case.not_slower_than:
+        twin = row.best(TWIN)
         other = by_key.get((case.not_slower_than, threads))
-        texts.append(f"<= {case.not_slower_than}")
-        if other is not None and other.subject() is not None:
-            oks.append(so.time <= other.subject().time)
+        if twin is not None:
+            texts.append(f"<= int64 indices, same rounds (int32/int64 {so.time / twin.time:.2f})")
+            oks.append(so.time <= twin.time)
+        else:
+            texts.append(f"<= {case.not_slower_than}")
+            if other is not None and other.subject() is not None:
+                oks.append(so.time <= other.subject().time)
     return ", ".join(texts), (all(oks) if oks else None)
 
 

@@ -60,3 +60,30 @@ def test_targets_judge_the_numba_loop_apart_in_cache_at_one_thread():
     big = 10**7
     assert targets.v2_target(row_of(2, 1.0, 1.4, 9.0, big), {}, cols)[1] is False  # 1.5x needed
     assert targets.v2_target(row_of(2, 1.0, 1.5, 9.0, big), {}, cols)[1] is True
+
+
+def test_int32_is_judged_against_its_int64_twin_from_the_same_rounds():
+    cases = {c.key: c for c in sweep.sweep_cases(quick=True, shrink=10**4)}
+    case = cases["idx-int32-1e2"]
+    twin = next(im for im in case.impls if im.peer == targets.TWIN)
+    x = case.make()
+    own = next(im for im in case.impls if im.peer == "scatterops")
+    assert np.array_equal(twin.build(x)(), own.build(x)())          # the same call, int64 indices
+    assert not any(im.peer == targets.TWIN for c in cases.values() if c.key != case.key
+                   for im in c.impls if "int32" not in c.key)
+
+    def row_of(so_t, twin_t, other_row_t):
+        row = run.Row(case, threads=2)
+        row.results.append(run.Result(own, "ok", time=so_t))
+        if twin_t is not None:
+            row.results.append(run.Result(twin, "ok", time=twin_t))
+        other = run.Row(cases["idx-int64-1e2"], threads=2)
+        other.results.append(run.Result(own, "ok", time=other_row_t))
+        return row, {("idx-int64-1e2", 2): other}
+    cols = ["scatterops"]
+    # the twin decides, whatever the int64 row (timed at another moment) says
+    assert targets.v2_target(*row_of(1.0, 1.1, 0.5), cols)[1] is True
+    assert targets.v2_target(*row_of(1.1, 1.0, 2.0), cols)[1] is False
+    # without a twin (an older run's rows), the int64 row decides
+    assert targets.v2_target(*row_of(1.0, None, 0.5), cols)[1] is False
+    assert targets.v2_target(*row_of(1.0, None, 2.0), cols)[1] is True
