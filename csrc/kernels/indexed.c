@@ -338,7 +338,7 @@ SO_INDEXED_TYPES(FOR_OPS)
 #define V1_NEG_LIMIT 16
 /* j, widened to 64 bits here: without it gcc loads an int32 index as 32 bits
  * and sign-extends it in a register after the branch before it, one more
- * instruction an update.  With it (the same 6 pairs as below) int32 indices
+ * instruction an update.  With it (the same 6 pairs as above) int32 indices
  * took 0.84x the time into 1e2, 1e3 and 3e4 (6, 6 and 5 of 6) and 0.96x into
  * 1e5; int64 level (0.95-1.03); int32 over int64 in one process, 15 rounds
  * each, 0.83-0.90 (13-15 of 15), where it had been 0.93-1.10. */
