@@ -51,6 +51,9 @@
  *             tests it (a mispredicted branch each: with half the indices
  *             negative, as drawn by default, it is slow)
  *   utestg4   the same four tests folded into one branch for the four
+ *   utest4pf  utest4 with the element PF_NEAR (32) updates ahead prefetched
+ *             into L1 (an index outside [0, size) prefetches element 0):
+ *             for an out in L2, not in L1
  * The indices are drawn from [-size, size) (half negative), or from [0, size)
  * with NONNEG = 1 (run.py --nonneg).
  * Every variant's sums are checked equal to loop's, bit for bit.
@@ -205,6 +208,43 @@ utest4(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n,
         o[j] = o[j] + u[i];
     }
     return -1;
+}
+
+/* utest4pf: utest4 with the element PF_NEAR (32) updates ahead prefetched
+ * into L1 (for an out in L2 but not in L1); the last PF_NEAR updates without */
+#define PF_NEAR 32
+#define PF_AT(j) ((uint64_t)(j) < us ? (int64_t)(j) : 0)
+__attribute__((noinline)) static int64_t
+utest4pf(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n,
+         int64_t size)
+{
+    int64_t i = 0;
+    const uint64_t us = (uint64_t)size;
+    while (i + 4 <= n - PF_NEAR) {
+        int64_t j0 = ix[i], j1 = ix[i + 1], j2 = ix[i + 2], j3 = ix[i + 3];
+        __builtin_prefetch(o + PF_AT(ix[i + PF_NEAR]), 1, 3);
+        __builtin_prefetch(o + PF_AT(ix[i + PF_NEAR + 1]), 1, 3);
+        __builtin_prefetch(o + PF_AT(ix[i + PF_NEAR + 2]), 1, 3);
+        __builtin_prefetch(o + PF_AT(ix[i + PF_NEAR + 3]), 1, 3);
+        if (__builtin_expect((uint64_t)j0 >= us, 0)) goto slow;
+        o[j0] = o[j0] + u[i];
+        if (__builtin_expect((uint64_t)j1 >= us, 0)) { i += 1; goto slow; }
+        o[j1] = o[j1] + u[i + 1];
+        if (__builtin_expect((uint64_t)j2 >= us, 0)) { i += 2; goto slow; }
+        o[j2] = o[j2] + u[i + 2];
+        if (__builtin_expect((uint64_t)j3 >= us, 0)) { i += 3; goto slow; }
+        o[j3] = o[j3] + u[i + 3];
+        i += 4;
+        continue;
+    slow: {
+            int64_t j = WRAP(ix[i], size);
+            if (OUTSIDE(j, size)) return i;
+            o[j] = o[j] + u[i];
+            i++;
+        }
+    }
+    int64_t at = utest4(o, ix + i, u + i, n - i, size);
+    return at < 0 ? at : i + at;
 }
 
 /* utestg4: four unsigned tests, one branch for the four */
@@ -482,20 +522,20 @@ main(int argc, char **argv)
 #ifdef SO_MODEL_NARROW
     static const char *const names[] = {"loop", "loop4", "tested", "tested4", "clamp4", "buf4",
                                         "vec8", "vec8n", "testedpf", "vec8pf", "vec8npf",
-                                        "utest4", "utestg4"};
+                                        "utest4", "utestg4", "utest4pf"};
     static const variant fns[] = {loop, loop4, tested, tested4, clamp4, buf4, vec8, vec8n,
-                                  testedpf, vec8pf, vec8npf, utest4, utestg4};
+                                  testedpf, vec8pf, vec8npf, utest4, utestg4, utest4pf};
 #else
     static const char *const names[] = {"loop", "loop4", "tested", "tested4", "clamp4", "buf4",
-                                        "vec8", "testedpf", "vec8pf", "utest4", "utestg4"};
+                                        "vec8", "testedpf", "vec8pf", "utest4", "utestg4", "utest4pf"};
     static const variant fns[] = {loop, loop4, tested, tested4, clamp4, buf4, vec8, testedpf,
-                                  vec8pf, utest4, utestg4};
+                                  vec8pf, utest4, utestg4, utest4pf};
 #endif
 #else
     static const char *const names[] = {"loop", "loop4", "tested", "tested4", "clamp4", "buf4",
-                                        "testedpf", "utest4", "utestg4"};
+                                        "testedpf", "utest4", "utestg4", "utest4pf"};
     static const variant fns[] = {loop, loop4, tested, tested4, clamp4, buf4, testedpf, utest4,
-                                  utestg4};
+                                  utestg4, utest4pf};
 #endif
     enum { NVAR = sizeof names / sizeof names[0] };
     IX *ix = big(sizeof *ix * (size_t)n);
