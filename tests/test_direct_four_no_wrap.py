@@ -1,4 +1,4 @@
-"""With int64 and int32 indices on a CPU with AVX2, the direct loop into a contiguous out within
+"""With int64, int32 and int8 indices on a CPU with AVX2, the direct loop into a contiguous out within
 L2 (kernels/indexed.c) reads four indices, tests each with one unsigned compare (no wrap) and applies
 it; an index that fails the compare -- a negative one, or a bad one -- goes to a step of one
 update that wraps and tests it, and stops there if it is bad.  After 16 such steps in a call the
@@ -31,18 +31,23 @@ def one_thread():
         yield
 
 
+# the index dtypes and the sizes of out they can address (int8: up to 127)
+DTYPE_SIZES = [("int64", SMALL), ("int64", MID), ("int32", SMALL), ("int32", MID),
+               ("int8", SMALL)]
+
+
 def _nonneg(n, size, seed, dtype):
     return np.random.default_rng(seed).integers(0, size, n).astype(dtype)
 
 
-@pytest.mark.parametrize("idx_dtype", ["int64", "int32"])
-@pytest.mark.parametrize("size", [SMALL, MID])
+@pytest.mark.parametrize("idx_dtype, size", DTYPE_SIZES)
 @pytest.mark.parametrize("bad", ["size", "big", "below"])
 @pytest.mark.parametrize("after_negative", [False, True])
 @pytest.mark.parametrize("pos", [0, 1, 2, 3, 4, 7, CHUNK - 1, CHUNK, CHUNK + 3, N - 5, N - 1])
 def test_a_bad_index_in_each_place_of_a_group_is_named(idx_dtype, size, bad, after_negative, pos):
     idx = _nonneg(N, size, pos, idx_dtype)
-    value = {"size": size, "big": int(np.iinfo(idx_dtype).max) // 2, "below": -size - 1}[bad]
+    top = int(np.iinfo(idx_dtype).max)
+    value = {"size": size, "big": top // 2 if top // 2 >= size else top, "below": -size - 1}[bad]
     idx[pos] = value
     if after_negative and pos > 0:
         idx[pos - 1] = -1
@@ -65,8 +70,7 @@ CASES = [(d, r) for d in ["float32", "float64", "int64", "int8", "complex64"]
 LENGTHS = [0, 3, 4, 5, 8, 21, CHUNK + 9, N]
 
 
-@pytest.mark.parametrize("idx_dtype", ["int64", "int32"])
-@pytest.mark.parametrize("size", [SMALL, MID])
+@pytest.mark.parametrize("idx_dtype, size", DTYPE_SIZES)
 @pytest.mark.parametrize("negatives", [0, 1, 15, 16, 17, 300])
 def test_negative_indices_among_non_negative_ones_equal_the_reference(idx_dtype, size, negatives):
     rng = np.random.default_rng(negatives)
