@@ -174,16 +174,24 @@ tested4(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n,
     return -1;
 }
 
-/* utest4: the fast path tests each index unsigned against size, no wrap (a
- * negative index fails it); a group of four that fails goes through tested4 */
-__attribute__((noinline)) static int64_t
-utest4(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n,
-       int64_t size)
+/* utest4's loop, and with AHEAD > 0 utest4pf's: the element AHEAD updates
+ * ahead prefetched into L1 (an index outside [0, size) prefetches element 0),
+ * the last AHEAD updates and the rest after the groups of four one at a time */
+static inline __attribute__((always_inline)) int64_t
+utest4_loop(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n,
+            int64_t size, const int64_t ahead)
 {
     int64_t i = 0;
     const uint64_t us = (uint64_t)size;
-    while (i + 4 <= n) {
+#define PF_AT(j) ((uint64_t)(j) < us ? (int64_t)(j) : 0)
+    while (i + 4 <= n - ahead) {
         int64_t j0 = ix[i], j1 = ix[i + 1], j2 = ix[i + 2], j3 = ix[i + 3];
+        if (ahead) {
+            __builtin_prefetch(o + PF_AT(ix[i + ahead]), 1, 3);
+            __builtin_prefetch(o + PF_AT(ix[i + ahead + 1]), 1, 3);
+            __builtin_prefetch(o + PF_AT(ix[i + ahead + 2]), 1, 3);
+            __builtin_prefetch(o + PF_AT(ix[i + ahead + 3]), 1, 3);
+        }
         if (__builtin_expect((uint64_t)j0 >= us, 0)) goto slow;
         o[j0] = o[j0] + u[i];
         if (__builtin_expect((uint64_t)j1 >= us, 0)) { i += 1; goto slow; }
@@ -201,6 +209,7 @@ utest4(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n,
             i++;
         }
     }
+#undef PF_AT
 #pragma GCC unroll 1
     for (; i < n; i++) {
         int64_t j = WRAP(ix[i], size);
@@ -210,41 +219,24 @@ utest4(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n,
     return -1;
 }
 
+/* utest4: the fast path tests each index unsigned against size, no wrap (a
+ * negative index fails it) and applies it; one that fails goes to a step of
+ * one update that wraps and tests it */
+__attribute__((noinline)) static int64_t
+utest4(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n,
+       int64_t size)
+{
+    return utest4_loop(o, ix, u, n, size, 0);
+}
+
 /* utest4pf: utest4 with the element PF_NEAR (32) updates ahead prefetched
- * into L1 (for an out in L2 but not in L1); the last PF_NEAR updates without */
+ * into L1 (for an out in L2 but not in L1) */
 #define PF_NEAR 32
-#define PF_AT(j) ((uint64_t)(j) < us ? (int64_t)(j) : 0)
 __attribute__((noinline)) static int64_t
 utest4pf(T *restrict o, const IX *restrict ix, const T *restrict u, int64_t n,
          int64_t size)
 {
-    int64_t i = 0;
-    const uint64_t us = (uint64_t)size;
-    while (i + 4 <= n - PF_NEAR) {
-        int64_t j0 = ix[i], j1 = ix[i + 1], j2 = ix[i + 2], j3 = ix[i + 3];
-        __builtin_prefetch(o + PF_AT(ix[i + PF_NEAR]), 1, 3);
-        __builtin_prefetch(o + PF_AT(ix[i + PF_NEAR + 1]), 1, 3);
-        __builtin_prefetch(o + PF_AT(ix[i + PF_NEAR + 2]), 1, 3);
-        __builtin_prefetch(o + PF_AT(ix[i + PF_NEAR + 3]), 1, 3);
-        if (__builtin_expect((uint64_t)j0 >= us, 0)) goto slow;
-        o[j0] = o[j0] + u[i];
-        if (__builtin_expect((uint64_t)j1 >= us, 0)) { i += 1; goto slow; }
-        o[j1] = o[j1] + u[i + 1];
-        if (__builtin_expect((uint64_t)j2 >= us, 0)) { i += 2; goto slow; }
-        o[j2] = o[j2] + u[i + 2];
-        if (__builtin_expect((uint64_t)j3 >= us, 0)) { i += 3; goto slow; }
-        o[j3] = o[j3] + u[i + 3];
-        i += 4;
-        continue;
-    slow: {
-            int64_t j = WRAP(ix[i], size);
-            if (OUTSIDE(j, size)) return i;
-            o[j] = o[j] + u[i];
-            i++;
-        }
-    }
-    int64_t at = utest4(o, ix + i, u + i, n - i, size);
-    return at < 0 ? at : i + at;
+    return utest4_loop(o, ix, u, n, size, PF_NEAR);
 }
 
 /* utestg4: four unsigned tests, one branch for the four */
