@@ -1,9 +1,10 @@
 """Two forms of the direct loop (py/direct.c, kernels/indexed.c) against scatterops.reference, bit
 for bit, on one thread:
 
-* into a contiguous out beyond one core's L2, the loop prefetches the element 128 updates ahead
-  (the last 128 updates of a call without): calls of every index dtype, of lengths around that
-  distance and the loop's chunk of 2048, into an out of 2^21 elements (beyond any L2 in use);
+* into a contiguous out beyond one core's L2 and beyond 4 MiB (or half of L3), the loop prefetches
+  the element 128 updates ahead (the last 128 updates of a call without): calls of every index
+  dtype, of lengths around that distance and the loop's chunk of 2048, into an out of 2^21
+  elements (8 MiB of float32, beyond any L2 in use and beyond 4 MiB);
 * the one pass, where the loop tests each index as it reads it: out of place always (into the
   fresh result), in place for many updates into an out in L2 (in L1: indices of 4 bytes or
   more), into a scratch copy of data copied into out at the end: calls on either side of the
@@ -27,7 +28,7 @@ from direct_helpers import indices as _indices
 INDEX_DTYPES = [pytest.param(d, marks=pytest.mark.slow)
                 if d in ("int16", "uint8", "uint16", "uint32") else d
                 for d in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")]
-BIG = 1 << 21               # elements: 8 MiB of float32, beyond one core's L2
+BIG = 1 << 21               # elements: 8 MiB of float32, beyond L2 and 4 MiB: the loop prefetches
 ONE_PASS_MIN = 1 << 14      # py/direct.c's ONE_PASS_MIN (SO_GIL_RELEASE_MIN)
 CHUNK = 2048                # kernels/indexed.c's RUN_CHUNK: the loop's own chunks
 

@@ -5,7 +5,7 @@
  * four compiles and runs it (gcc -O3 -march=native).  Arrays are 2 MiB aligned
  * and madvised for huge pages, as NumPy's large arrays are.
  *
- * Usage: four_model N_UPDATES OUT_SIZE REPEATS [NONNEG]
+ * Usage: four_model N_UPDATES OUT_SIZE REPEATS [NONNEG [WARM]]
  * For each variant, the median over REPEATS runs, in ns per update, of one
  * pass over N_UPDATES random int64 indices into OUT_SIZE elements; each repeat
  * runs every variant once, in turn:
@@ -55,7 +55,10 @@
  *             into L1 (an index outside [0, size) prefetches element 0):
  *             for an out in L2, not in L1
  * The indices are drawn from [-size, size) (half negative), or from [0, size)
- * with NONNEG = 1 (run.py --nonneg).
+ * with NONNEG = 1 (run.py --nonneg).  Each variant has an out of its own, so
+ * beyond L3 each is timed with its out cold (the others' evicted it); with
+ * WARM = 1 (run.py --warm) each variant runs once untimed right before it is
+ * timed, as a call repeated on one out does: an out in L3 stays there.
  * Every variant's sums are checked equal to loop's, bit for bit.
  *
  * The element type is float (float32) unless compiled with -DSO_MODEL_INT64
@@ -510,6 +513,7 @@ main(int argc, char **argv)
     int64_t size = argc > 2 ? atoll(argv[2]) : 100000;
     int reps = argc > 3 ? atoi(argv[3]) : 21;
     int nonneg = argc > 4 && atoi(argv[4]);
+    int warm = argc > 5 && atoi(argv[5]);
 #ifdef __AVX2__
 #ifdef SO_MODEL_NARROW
     static const char *const names[] = {"loop", "loop4", "tested", "tested4", "clamp4", "buf4",
@@ -543,11 +547,14 @@ main(int argc, char **argv)
                        : (IX)((int64_t)(x % (uint64_t)(2 * size)) - size);     /* negatives too */
         u[i] = T_VALUE(x);
     }
-    printf("%lld %s%s indices into %lld %s, median of %d, ns/update\n", (long long)n,
-           nonneg ? "non-negative " : "", IX_NAME, (long long)size, T_NAME, reps);
+    printf("%lld %s%s indices into %lld %s%s, median of %d, ns/update\n", (long long)n,
+           nonneg ? "non-negative " : "", IX_NAME, (long long)size, T_NAME,
+           warm ? " (out warm)" : "", reps);
     for (r = 0; r < reps; r++) {
         for (v = 0; v < NVAR; v++) {
-            double t0 = now();
+            double t0;
+            if (warm) fns[v](o[v], ix, u, n, size);
+            t0 = now();
             bad |= fns[v](o[v], ix, u, n, size) != -1;
             t[v * reps + r] = now() - t0;
         }

@@ -9,6 +9,7 @@ one-thread targets (docs/performance.md has one run of each).
     python benchmarks/cmodel/run.py --model four --dtype int64 1000 100000
     python benchmarks/cmodel/run.py --model four --index int32 100 1000 100000 1000000
     python benchmarks/cmodel/run.py --model four --nonneg 100 1000 30000
+    python benchmarks/cmodel/run.py --model four --nonneg --warm --repeat 11 1000000 1500000 2000000 4000000
     python benchmarks/cmodel/run.py --model check --updates 100000 2048 8192 32768   (SIZE: the chunk)
 """
 from __future__ import annotations
@@ -30,6 +31,9 @@ def main() -> None:
     ap.add_argument("--sorted", action="store_true", help="runs model: sorted indices")
     ap.add_argument("--nonneg", action="store_true",
                     help="four model: indices in [0, size) (else half of them negative)")
+    ap.add_argument("--warm", action="store_true",
+                    help="four model: each variant run once untimed before it is timed (its "
+                         "out warm, as in a call repeated on one out)")
     ap.add_argument("--dtype", choices=["float32", "int64"], default="float32",
                     help="four model: the type of out and the updates")
     ap.add_argument("--index", choices=["int64", "int32", "int16", "int8"], default="int64",
@@ -40,15 +44,16 @@ def main() -> None:
         exe = os.path.join(tmp, "scatter_model")
         define = ["-DSO_MODEL_INT64"] if args.dtype == "int64" else []
         define += [f"-DSO_MODEL_IX{args.index[3:]}"] if args.index != "int64" else []
-        if define and args.model != "four":
-            ap.error("--dtype and --index are for --model four")
+        if (define or args.warm) and args.model != "four":
+            ap.error("--dtype, --index and --warm are for --model four")
         # the check model is built as the package builds that loop: for AVX2 with the
         # compiler's generic tuning (-march=native tunes for this CPU, and gcc's znver3
         # tuning keeps four accumulator pairs no faster than one), and portable
         builds = ([("AVX2, generic tuning", ["-mavx2"]), ("portable", [])]
                   if args.model == "check" else [("", ["-march=native"])])
         extra = [str(int(args.sorted))] if args.model == "runs" else []
-        extra += ["1"] if args.nonneg and args.model == "four" else []
+        if args.model == "four" and (args.nonneg or args.warm):
+            extra += [str(int(args.nonneg)), str(int(args.warm))]
         for label, arch in builds:
             subprocess.run(["gcc", "-O3", *arch, "-std=c11", "-pthread", *define, "-o", exe,
                             os.path.join(HERE, f"{args.model}_model.c")], check=True)
