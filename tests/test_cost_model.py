@@ -1,6 +1,9 @@
 """The cost model (walk/split.c, base/threads.c): a call that threads cannot speed up runs on
 the calling thread, and whatever the model decides -- threads, one thread, a split handed back
 by a busy pool -- the result has the bits of the reference."""
+import os
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -46,10 +49,11 @@ def test_a_call_into_a_small_out_runs_on_one_thread(inplace, cost_model):
 
 
 def _owned_calls():
-    """Calls the model splits by index value (out beyond any L2: 2**21 float32), out of place
-    (the owners check the indices) and the mean (the owners count hits)."""
+    """Calls the model splits by index value (out beyond any L2, and beyond the 12 MiB from
+    which single elements split with AVX2's compaction too: 2**23 float32, 32 MiB), out of
+    place (the owners check the indices) and the mean (the owners count hits)."""
     rng = np.random.default_rng(6)
-    n = 1 << 21
+    n = 1 << 23
     d = rng.standard_normal(n).astype(np.float32)
     i = rng.integers(-n, n, 150000)
     u = rng.standard_normal(150000).astype(np.float32)
@@ -136,6 +140,83 @@ def test_a_1d_call_into_an_out_in_l2_runs_the_direct_form_on_two_threads(idx_dty
     _core.threads_asked()
     got = so.scatter_elements(d, i, u, 0, reduction="add", out=out)
     assert _core.threads_asked() <= 1
+    assert got.tobytes() == want.tobytes()
+
+
+_FAR_CHILD = """
+import numpy as np
+import scatterops as so
+from scatterops import _core
+avx512, avx2 = _core.cpu_features()[1:]
+assert not avx512
+so.set_num_threads(2)
+l2, half_l3 = _core.cache_bytes(2), _core.cache_bytes(3) // 2
+far = min(half_l3, 12 << 20)
+rng = np.random.default_rng(10)
+m = (1 << 17) + 5
+asked = []
+for n in (far // 4, far // 4 + (1 << 20)):      # float32: out of `far` bytes, then 4 MiB more
+    if n * 4 <= l2:
+        asked.append(None)
+        continue
+    d = rng.standard_normal(n).astype(np.float32)
+    i = rng.integers(-n, n, m)
+    u = rng.standard_normal(m).astype(np.float32)
+    want = d.copy()
+    np.add.at(want, i, u)
+    for inplace in (False, True):
+        out = d.copy() if inplace else None
+        _core.set_cost_model(True)          # forgets what the back-off learnt
+        _core.threads_asked()
+        direct = _core.direct_calls() + _core.direct_one_pass()
+        got = so.scatter_elements(d, i, u, 0, reduction="add", out=out)
+        # the direct form, or the most tasks of a job (the copy of data too, out of place)
+        direct = _core.direct_calls() + _core.direct_one_pass() > direct
+        asked.append("direct" if direct else _core.threads_asked())
+        assert got.tobytes() == want.tobytes()
+print(avx2, asked)
+"""
+
+
+@pytest.mark.slow       # a child process and 32 MiB of arrays: the plain suite's
+def test_with_avx2s_compaction_single_elements_split_by_value_only_beyond_12_mib():
+    # without AVX-512 (turned off in a child), 1-D adds into an out beyond L2 but of at most
+    # min(12 MiB, half of L3) run the one-thread direct form on two threads: an owner's
+    # compaction of every index costs more there than half of the updates saves; beyond it,
+    # the split by index value.  Every way gives the reference's bits
+    env = dict(os.environ, SCATTEROPS_NO_AVX512="1")
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(os.path.dirname(so.__file__)),
+                                         env.get("PYTHONPATH", "")])
+    res = subprocess.run([sys.executable, "-c", _FAR_CHILD], env=env, capture_output=True,
+                         text=True)
+    assert res.returncode == 0, res.stderr[-2000:]
+    avx2, asked = res.stdout.split(" ", 1)
+    asked = eval(asked)
+    if avx2 != "True":
+        pytest.skip("this CPU (or build) has no AVX2: the compaction is scalar, its own rule")
+    near, far = asked[:-2], asked[-2:]
+    assert all(a in (None, "direct") for a in near), asked
+    assert far == [2, 2], asked
+
+
+@pytest.mark.skipif(not _core.cpu_features()[1], reason="this CPU (or build) has no AVX-512")
+def test_with_avx512s_compaction_single_elements_split_by_value_beyond_l2(cost_model):
+    # with AVX-512's compaction the split by index value pays into any out beyond L2: 2**20
+    # float32 (4 MiB, beyond every L2 in use) on two threads
+    rng = np.random.default_rng(11)
+    n, m = 1 << 20, (1 << 17) + 5
+    d = rng.standard_normal(n).astype(np.float32)
+    i = rng.integers(-n, n, m)
+    u = rng.standard_normal(m).astype(np.float32)
+    want = d.copy()
+    np.add.at(want, i, u)
+    so.set_num_threads(2)
+    _core.set_cost_model(True)
+    _core.threads_asked()
+    direct = _core.direct_calls() + _core.direct_one_pass()
+    got = so.scatter_elements(d, i, u, 0, reduction="add")
+    assert _core.direct_calls() + _core.direct_one_pass() == direct
+    assert _core.threads_asked() == 2
     assert got.tobytes() == want.tobytes()
 
 

@@ -179,6 +179,9 @@ static PyMethodDef so_methods[] = {
     {"cpu_features", so_py_cpu_features, METH_NOARGS,
      "cpu_features()\n--\n\nWhether calls use each of CPU_FEATURES (the CPU has it, the build\n"
      "has its path, it is not turned off)."},
+    {"cache_bytes", so_py_cache_bytes, METH_O,
+     "cache_bytes(level, /)\n--\n\nThe bytes of one core's data cache at level 1, 2 or 3 as the\n"
+     "cost model reads them (sysconf, else sysfs, else 32 KiB, 1 MiB, 32 MiB)."},
     {"set_output_cache_limit", so_output_cache_set_limit, METH_O,
      "set_output_cache_limit(nbytes, /)\n--\n\nBytes the output cache may keep (0: none)."},
     {"_test_rewrite_indices", so_py_test_rewrite_indices, METH_O,

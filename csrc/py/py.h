@@ -212,6 +212,7 @@ PyObject *so_py_get_num_threads(PyObject *self, PyObject *process_wide);
  * calls use F16C, AVX-512, AVX2) */
 PyObject *so_py_disable_cpu_feature(PyObject *self, PyObject *arg);
 PyObject *so_py_cpu_features(PyObject *self, PyObject *unused);
+PyObject *so_py_cache_bytes(PyObject *self, PyObject *level);
 /* settings.c: _core._test_rewrite_indices(value or None): from then on, every
  * call rewrites its (intp) indices to value right after checking them */
 PyObject *so_py_test_rewrite_indices(PyObject *self, PyObject *arg);

@@ -127,6 +127,19 @@ so_py_cpu_features(PyObject *self, PyObject *unused)
                          PyBool_FromLong(so_cpu_has(SO_CPU_AVX2)));
 }
 
+PyObject *
+so_py_cache_bytes(PyObject *self, PyObject *arg)
+{
+    long level = PyLong_AsLong(arg);
+    (void)self;
+    if (level == -1 && PyErr_Occurred()) return NULL;
+    if (level < 1 || level > 3) {
+        PyErr_SetString(PyExc_ValueError, "scatterops._core.cache_bytes: level must be 1, 2 or 3");
+        return NULL;
+    }
+    return PyLong_FromSsize_t(so_cache_bytes((int)level));
+}
+
 static int rewrite_on;
 static npy_intp rewrite_value;
 

@@ -69,7 +69,12 @@ split_dim(const so_plan *p, int nthreads)
  *    elements (less does not pay for a worker's wake-up);
  *  - the owned split makes every thread read every index: it saves only the
  *    update's own cost.  Into an out beyond one core's L2 an update is a cache
- *    miss and dwarfs the index: split as a dim split is.
+ *    miss and dwarfs the index: split as a dim split is, where the compaction
+ *    is AVX-512's or the blocks are wider than one element.  With AVX2's
+ *    compaction, single elements split only into an out beyond half of L3 (at
+ *    most SO_OWNED_FAR_BYTES): below it the out stays in L3 between calls, and
+ *    one thread's loop there costs less than an owner's compaction of every
+ *    index plus its half of the updates (owned_far_pays).
  *    Into an out in L2 (the vectorised compaction only), an update costs about
  *    what reading and compacting its index does: split from SO_OWNED_MIN_NEAR
  *    groups a thread, and never into an out in L1 (1e6 float32 updates, two threads over
@@ -83,7 +88,7 @@ split_dim(const so_plan *p, int nthreads)
  *    place the direct form reads its indices once, where the check beside
  *    the walk on a second thread read them twice: 1e6 int64 into 1e3
  *    float32 on two threads, 708 -> 656 us, 5 of 5 pairs); beyond L2 the owned
- *    split does.
+ *    split does where it pays (owned_far_pays).
  * That is the static part, in choose_split.  Whether the workers are there is
  * the other part: on a busy machine a worker is descheduled, or several
  * callers share the pool, and a thread's share then waits for it.  So each
@@ -97,6 +102,7 @@ split_dim(const so_plan *p, int nthreads)
 #define SO_MIN_WORK_PER_THREAD ((npy_intp)1 << 15)
 #define SO_OWNED_MIN_NEAR ((npy_intp)1 << 18)
 #define SO_MIN_OWNED_BYTES ((npy_intp)4 << 20)
+#define SO_OWNED_FAR_BYTES ((npy_intp)12 << 20)
 
 /* where out lives: 0 in L1, 1 in L2, 2 beyond */
 static int
@@ -124,6 +130,23 @@ out_bytes(const so_plan *p)
     return b;
 }
 
+/* Into an out of `bytes` beyond L2, whether the owned split of single elements
+ * pays.  On an AMD EPYC (AVX2, 512 KiB L2, 32 MiB L3), 1e6 random float32
+ * adds on two threads, the owned split over the one-thread direct form, 11
+ * interleaved pairs: into 2e5 elements 1.24 (in place) and 1.59 (out of
+ * place), 1e6 1.04 and 1.18, 2e6 (8 MB) 1.34 and 1.49, 2.5e6-3.5e6 0.96-0.98
+ * in place, 4e6 (16 MB) 0.80-0.97 and 0.82-1.09, 8e6 0.69 and 0.74, 3.2e7
+ * 0.70 (docs/performance.md).  On an Intel Xeon with AVX-512 (its compaction
+ * one instruction, and 2 MiB of L2 for each thread's half) the split won into
+ * 1e6 already: 1.3-1.6x the serial numba loop on two threads. */
+static int
+owned_far_pays(npy_intp bytes)
+{
+    const npy_intp half_l3 = so_cache_bytes(3) / 2;
+    if (so_cpu_has(SO_CPU_AVX512)) return 1;
+    return bytes > (half_l3 < SO_OWNED_FAR_BYTES ? half_l3 : SO_OWNED_FAR_BYTES);
+}
+
 /* Whether the owned split pays on nthreads threads (the static part). */
 static int
 owned_pays(const so_plan *p, int nthreads, npy_intp groups)
@@ -136,7 +159,8 @@ owned_pays(const so_plan *p, int nthreads, npy_intp groups)
             : p->isize[0] * (p->is_out[0] < 0 ? -p->is_out[0] : p->is_out[0]);
     if (!vector || !so_cost_model_on()) return vector || bytes >= SO_MIN_OWNED_BYTES;
     place = out_place(bytes);
-    return place == 2 || (place == 1 && groups / nthreads >= SO_OWNED_MIN_NEAR);
+    if (place == 2) return p->bnd > 0 || owned_far_pays(bytes);
+    return place == 1 && groups / nthreads >= SO_OWNED_MIN_NEAR;
 }
 
 int
@@ -148,7 +172,8 @@ so_direct_form_pays(npy_intp size, npy_intp stride, npy_intp nupd, int nthreads)
     if (nupd / nthreads < SO_MIN_WORK_PER_THREAD) return 1;     /* no split would run */
     place = out_place(bytes);
     if (place < 2) return 1;
-    return !(so_vector_compaction_fits(size, stride) || bytes >= SO_MIN_OWNED_BYTES);
+    if (so_vector_compaction_fits(size, stride)) return !owned_far_pays(bytes);
+    return bytes < SO_MIN_OWNED_BYTES;
 }
 
 /* The threads a call may use, and the dim to split (-1: none). */
