@@ -5,17 +5,12 @@
  * every typed dtype but float16 and bool (kernels/ops.h) and every reduction.
  * Indices and updates contiguous and aligned; out at any stride.  Into a
  * contiguous out, a chunk whose indices repeat in long runs keeps the element
- * in a register while its index repeats, into one beyond L2 the element
- * PREFETCH_AHEAD updates later is prefetched, and other chunks take their
- * updates four at a time, or with signed indices on a CPU with AVX2 eight at a
- * time, or (int64 and int32 indices into an out within L2) four at a time with
- * a branch for each index and no wrap (all below).
- *
- * The caller has checked every value (a whole-run min/max, plan/check_run.c),
- * yet each is still wrapped and clamped into [0, size) as it is read (a
- * compare that is never taken; the C model, benchmarks/cmodel, finds it free):
- * a value another thread rewrote after the check lands inside out, never
- * outside it (base.h's so_clamp).
+ * in a register; into a large one the element PREFETCH_AHEAD updates on is
+ * prefetched; other chunks take four updates at a time (unsigned, or int64,
+ * int32 and int8 on AVX2: a branch for each index, no wrap) or eight (signed
+ * indices on AVX2).  The caller may have checked every value first
+ * (plan/check_run.c); each is still wrapped and tested as it is read, so a
+ * value another thread rewrote after the check never writes outside out.
  */
 #include "kernels/ops.h"
 
@@ -46,13 +41,10 @@
  * 64 to 256 alike; a prefetch into L1 (prefetcht0) 11.5 at 5e7, one for
  * writing (prefetchw) no gain; into an out in L2 a prefetch costs (1e6 into
  * 1e3: 0.68 -> 1.21).  Nor does it pay into an out that stays in L3 from one
- * call to the next, up to PREFETCH_MIN_BYTES (4 MiB, or half of L3 if that is
- * less): there the loop of four keeps enough misses in flight.  four_model.c
- * with each variant's out warm (run once before it is timed), an AMD EPYC
- * with 512 KiB L2 and 32 MiB L3, 1e6 random int64 indices into float32, three
- * runs, ns an update, the loop of four against the prefetching loop of eight:
- * into 1e6 (4 MB) 1.83-2.08 against 2.09-2.60; 1.5e6 (6 MB) level; 2e6 (8 MB)
- * 2.27-2.50 against 1.99-2.17, 4e6 5.2-10.3 against 3.1-4.3. */
+ * call to the next, up to PREFETCH_MIN_BYTES (4 MiB, or half of L3 if less):
+ * there the loop of four keeps enough misses in flight (four_model.c --warm,
+ * an AMD EPYC: into 1e6 float32 1.71-2.15 ns an update against 1.92-2.22,
+ * level into 1.5e6, slower from 2e6; docs/performance.md). */
 #define PREFETCH_AHEAD 128
 #define PREFETCH_MIN_BYTES ((npy_intp)4 << 20)
 
@@ -87,7 +79,20 @@ SO_INDEX_TYPES(LONG_RUNS)
  * 1.014 -> 0.984, into 3e4 803 -> 762 us, into 1e3 638 -> 589, into 1e2 with
  * int32 indices 593 -> 556, with int8 582 -> 544; into 1e2 with int64 591 ->
  * 601 (1 run of 7 faster).  Beyond L2 (the prefetching loop below) four at a
- * time gained nothing (1e6 into 1e7 and 5e7: 0.97 to 1.02), and is not used. */
+ * time gained nothing (1e6 into 1e7 and 5e7: 0.97 to 1.02), and is not used.
+ *
+ * Unsigned indices have no negative one to wrap: their loop of four reads the
+ * four, then tests each with one compare and a branch of its own and applies
+ * it (U1_STEP); an index that fails is bad, and the loop returns there.  No
+ * label inside the loop, so gcc lays it out straight.  Against one branch for
+ * the four, on an AMD EPYC, 1e6 float32 adds, one thread: uint64 into 1e2 to
+ * 1e6 0.79-0.98 of the time, uint32 0.75-1.01 (docs/performance.md). */
+/* One update of the unsigned indices' loop of four: an index outside out is bad
+ * (there is no negative one to wrap), and the loop stops there. */
+#define U1_STEP(NAME, OP, j, k)                                                       \
+    if (NPY_UNLIKELY((npy_uintp)(j) >= (npy_uintp)size)) return i + (k);              \
+    op[j] = SO_OP1(NAME, OP)(op[j], up[i + (k)]);
+
 #define INDEXED(NAME, T, OP, IN, IT, S)                                               \
 static npy_intp                                                                       \
 NAME##_##OP##_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,          \
@@ -112,6 +117,17 @@ NAME##_##OP##_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,    
                     __builtin_prefetch(                                               \
                         op + SO_IX_CLAMP_##S(ix[i + PREFETCH_AHEAD], size), 0, 1);    \
                     op[j] = SO_OP1(NAME, OP)(op[j], up[i]);                           \
+                }                                                                     \
+                if (!(S)) {                                                           \
+                    /* unsigned: no wrap; a branch for each index, straight */        \
+                    for (; i + 4 <= e; i += 4) {                                      \
+                        npy_intp j0 = (npy_intp)ix[i], j1 = (npy_intp)ix[i + 1];      \
+                        npy_intp j2 = (npy_intp)ix[i + 2], j3 = (npy_intp)ix[i + 3];  \
+                        U1_STEP(NAME, OP, j0, 0)                                      \
+                        U1_STEP(NAME, OP, j1, 1)                                      \
+                        U1_STEP(NAME, OP, j2, 2)                                      \
+                        U1_STEP(NAME, OP, j3, 3)                                      \
+                    }                                                                 \
                 }                                                                     \
                 for (; i + 4 <= e; i += 4) {                                          \
                     npy_intp j0 = SO_IX_WRAP_##S(ix[i], size);                        \
@@ -339,10 +355,8 @@ SO_INDEXED_TYPES(FOR_OPS)
  * pairs of processes: 1006 -> 792 us (faster in 7 of 8); into 1e3, where
  * int8 indices wrap to negative ones and the call soon takes the loop of
  * eight, level (1.02).  The four indices are read before the first is tested:
- * read one by one before each test, the gain into 1e2 and 1e3 was 0.91 and 0.97.  The
- * unsigned indices' loop of four (above) with a branch for each index was
- * slower into 1e2 (1.07, 5 of 6) and level into 1e3: it keeps its one branch
- * for the four.  The loop of four is a loop of its own inside the one that
+ * read one by one before each test, the gain into 1e2 and 1e3 was 0.91 and 0.97.
+ * The loop of four is a loop of its own inside the one that
  * counts the negative indices, entered only from the top: with one loop for
  * both, gcc placed two of the four updates out of line, three taken branches
  * every four updates; now one.  On an AMD EPYC (AVX2, 512 KiB L2), 1e6 int64
@@ -443,7 +457,7 @@ NAME##_##OP##_v8_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx, 
 }
 
 /* The loops of one dtype and op on AVX2, one per index type (unsigned ones keep
- * the loop of four), and their table. */
+ * their loop of four, above), and their table. */
 #define V8_FOR_INDEX(NAME, T, OP)                                                     \
     INDEXED_V8(NAME, T, OP, i64, npy_int64, 64)                                       \
     INDEXED_V8(NAME, T, OP, i32, npy_int32, 32)                                       \
