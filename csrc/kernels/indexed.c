@@ -6,9 +6,9 @@
  * Indices and updates contiguous and aligned; out at any stride.  Into a
  * contiguous out, a chunk whose indices repeat in long runs keeps the element
  * in a register; into a large one the element PREFETCH_AHEAD updates on is
- * prefetched; other chunks take four updates at a time (unsigned, or int64,
- * int32 and int8 on AVX2: a branch for each index, no wrap) or eight (signed
- * indices on AVX2).  The caller may have checked every value first
+ * prefetched; other chunks take four updates at a time (unsigned, or signed
+ * on AVX2: a branch for each index, no wrap) or eight (signed indices on AVX2,
+ * after 16 negative ones).  The caller may have checked every value first
  * (plan/check_run.c); each is still wrapped and tested as it is read, so a
  * value another thread rewrote after the check never writes outside out.
  */
@@ -364,10 +364,11 @@ SO_INDEXED_TYPES(FOR_OPS)
  * median of each one's 55 calls: 1142 -> 817 us (faster in 8 of 10), into 1e3
  * 1104 -> 795 (8 of 10), into 3e4 level (1.05, 5 of 10); the time over a numba
  * loop's in the same process, 8 processes each, 0.90-1.35 (median 1.04) ->
- * 0.87-0.92 (0.90).  int32 into 1e2 0.89 (5 of 8), into 1e3 level. */
+ * 0.87-0.92 (0.90).  int32 into 1e2 0.89 (5 of 8), into 1e3 level; int16
+ * into 1e2, 1e3, 3e4 0.70, 0.64, 0.88 (7, 8, 7 of 8; half negative 0.99-1.09). */
 #define V1_SCALAR_i64 1
 #define V1_SCALAR_i32 1
-#define V1_SCALAR_i16 0
+#define V1_SCALAR_i16 1
 #define V1_SCALAR_i8 1
 #define V1_NEG_LIMIT 16
 /* j, widened to 64 bits here: without it gcc loads an int32 index as 32 bits
