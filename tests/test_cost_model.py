@@ -50,10 +50,10 @@ def test_a_call_into_a_small_out_runs_on_one_thread(inplace, cost_model):
 
 def _owned_calls():
     """Calls the model splits by index value (out beyond any L2, and beyond the 12 MiB from
-    which single elements split with AVX2's compaction too: 2**23 float32, 32 MiB), out of
+    which single elements split with AVX2's compaction too: 2**22 float32, 16 MiB), out of
     place (the owners check the indices) and the mean (the owners count hits)."""
     rng = np.random.default_rng(6)
-    n = 1 << 23
+    n = 1 << 22
     d = rng.standard_normal(n).astype(np.float32)
     i = rng.integers(-n, n, 150000)
     u = rng.standard_normal(150000).astype(np.float32)

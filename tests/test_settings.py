@@ -148,8 +148,8 @@ _CHILD = r"""
 import os, warnings
 warnings.simplefilter("always")
 import numpy as np, scatterops, scatterops._core as c
-big = np.zeros(1 << 23, np.float32)              # 32 MiB: split by index value on any CPU
-i = np.arange(1 << 19)[:, None] * 16
+big = np.zeros(1 << 22, np.float32)              # 16 MiB: split by index value on any CPU
+i = np.arange(1 << 19)[:, None] * 8
 before = len(os.listdir("/proc/self/task"))     # NumPy's BLAS may have threads of its own
 scatterops.scatter_nd(big, i, np.ones(1 << 19, np.float32), reduction="add")
 print(scatterops.get_num_threads(), len(os.listdir("/proc/self/task")) - before,

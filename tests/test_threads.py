@@ -275,8 +275,8 @@ def test_threads_block_is_the_count_the_calls_use():
 import os, threading, numpy as np, scatterops as so, scatterops._core as c
 c.set_thread_cap(4)                           # whatever this machine's CPUs
 so.set_num_threads(4)
-big = np.zeros(1 << 23, np.float32)              # 32 MiB: split by index value on any CPU
-i = np.arange(1 << 19)[:, None] * 16
+big = np.zeros(1 << 22, np.float32)              # 16 MiB: split by index value on any CPU
+i = np.arange(1 << 19)[:, None] * 8
 u = np.ones(1 << 19, np.float32)
 call = lambda: so.scatter_nd(big, i, u, reduction="add")
 tasks = lambda: len(os.listdir("/proc/self/task"))

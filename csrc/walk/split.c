@@ -133,7 +133,7 @@ out_bytes(const so_plan *p)
 /* Into an out of `bytes` beyond L2, whether the owned split of single elements
  * pays.  On an AMD EPYC (AVX2, 512 KiB L2, 32 MiB L3), 1e6 random float32
  * adds on two threads, the owned split over the one-thread direct form, 11
- * interleaved pairs: into 2e5 elements 1.24 (in place) and 1.59 (out of
+ * interleaved pairs: into 2.5e5 elements 1.24 (in place) and 1.59 (out of
  * place), 1e6 1.04 and 1.18, 2e6 (8 MB) 1.34 and 1.49, 2.5e6-3.5e6 0.96-0.98
  * in place, 4e6 (16 MB) 0.80-0.97 and 0.82-1.09, 8e6 0.69 and 0.74, 3.2e7
  * 0.70 (docs/performance.md).  On an Intel Xeon with AVX-512 (its compaction
