@@ -16,8 +16,7 @@ import numpy as np
 import pytest
 
 import scatterops as so
-import fast_reference as reference     # the reference's bits, whole-array (tests/fast_reference.py)
-from scatterops.strategies import assert_identical as _same
+from direct_helpers import CASES, assert_bad_index_named, assert_both_ways_equal_the_reference
 
 SMALL = 100                 # elements of out: in L1
 MID = 30000                 # float32 elements: in L2
@@ -54,22 +53,9 @@ def test_a_bad_index_in_each_place_of_a_group_is_named(idx_dtype, size, bad, aft
     idx[pos] = value
     if after_negative and pos > 0:
         idx[pos - 1] = -1
-    data = np.random.default_rng(1).random(size, dtype=np.float32)
-    kept = data.copy()
-    upd = np.ones(N, np.float32)
-    for reduction in ("add", "max"):
-        with pytest.raises(IndexError, match=rf"indices\[{pos}\] = {value} is out of bounds"):
-            so.scatter_elements(data, idx, upd, 0, reduction=reduction)
-        inplace = data.copy()
-        with pytest.raises(IndexError, match=rf"indices\[{pos}\] = {value} is out of bounds"):
-            so.scatter_elements(inplace, idx, upd, 0, reduction=reduction, out=inplace)
-        _same(inplace, kept)
-    _same(data, kept)
+    assert_bad_index_named(np.random.default_rng(1).random(size, dtype=np.float32), idx, pos, value)
 
 
-CASES = [(d, r) for d in ["float32", "float64", "int64", "int8", "complex64"]
-         for r in ["add", "sub", "mul", "max", "min"]
-         if not (d == "complex64" and r in ("max", "min"))]
 LENGTHS = [0, 3, 4, 5, 8, 21, CHUNK + 9, N]
 
 
@@ -85,8 +71,4 @@ def test_negative_indices_among_non_negative_ones_equal_the_reference(idx_dtype,
             idx[at] -= size                             # the same element, from the end
             idx[: n // 3] = idx[0] if n else idx[: n // 3]     # duplicates: the order shows
             upd = (rng.standard_normal(n) * 3).astype(dtype)
-            want = reference.scatter_elements(data, idx, upd, 0, reduction=reduction)
-            _same(so.scatter_elements(data, idx, upd, 0, reduction=reduction), want)
-            inplace = data.copy()
-            so.scatter_elements(inplace, idx, upd, 0, reduction=reduction, out=inplace)
-            _same(inplace, want)
+            assert_both_ways_equal_the_reference(data, idx, upd, reduction)

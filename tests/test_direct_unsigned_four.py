@@ -13,8 +13,7 @@ import numpy as np
 import pytest
 
 import scatterops as so
-import fast_reference as reference     # the reference's bits, whole-array (tests/fast_reference.py)
-from scatterops.strategies import assert_identical as _same
+from direct_helpers import CASES, assert_bad_index_named, assert_both_ways_equal_the_reference
 
 SMALL = 100                 # elements of out: in L1
 MID = 30000                 # float32 elements: in L2
@@ -48,22 +47,9 @@ def test_a_bad_index_in_each_place_of_a_group_is_named(idx_dtype, size, bad, pos
     top = int(np.iinfo(idx_dtype).max)
     value = {"size": size, "half": top // 2 if top // 2 >= size else top, "top": top}[bad]
     idx[pos] = value
-    data = np.random.default_rng(1).random(size, dtype=np.float32)
-    kept = data.copy()
-    upd = np.ones(N, np.float32)
-    for reduction in ("add", "max"):
-        with pytest.raises(IndexError, match=rf"indices\[{pos}\] = {value} is out of bounds"):
-            so.scatter_elements(data, idx, upd, 0, reduction=reduction)
-        inplace = data.copy()
-        with pytest.raises(IndexError, match=rf"indices\[{pos}\] = {value} is out of bounds"):
-            so.scatter_elements(inplace, idx, upd, 0, reduction=reduction, out=inplace)
-        _same(inplace, kept)
-    _same(data, kept)
+    assert_bad_index_named(np.random.default_rng(1).random(size, dtype=np.float32), idx, pos, value)
 
 
-CASES = [(d, r) for d in ["float32", "float64", "int64", "int8", "complex64"]
-         for r in ["add", "sub", "mul", "max", "min"]
-         if not (d == "complex64" and r in ("max", "min"))]
 LENGTHS = [0, 3, 4, 5, 8, 21, CHUNK + 9, N]
 
 
@@ -75,8 +61,4 @@ def test_every_length_equals_the_reference(idx_dtype, size):
         for n in LENGTHS:
             idx = _indices(n, size, n, idx_dtype)
             upd = (rng.standard_normal(n) * 2).astype(dtype)
-            want = reference.scatter_elements(data, idx, upd, 0, reduction=reduction)
-            _same(so.scatter_elements(data, idx, upd, 0, reduction=reduction), want)
-            inplace = data.copy()
-            so.scatter_elements(inplace, idx, upd, 0, reduction=reduction, out=inplace)
-            _same(inplace, want)
+            assert_both_ways_equal_the_reference(data, idx, upd, reduction)
