@@ -25,8 +25,21 @@
 #include "base/base.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <time.h>
+
+/* How long a worker that finished its tasks keeps looking for the next job,
+ * and a caller done with its own tasks for its workers' last ones, before each
+ * sleeps on its condition variable.  On these virtual machines a sleeping
+ * thread is slow to wake: a job of nothing handed to a sleeping worker and
+ * back took 83-122 us (median, 2001 jobs; the C model
+ * benchmarks/cmodel/wake_model.c), one to a worker still looking 0.2-0.8 us.
+ * The look yields the CPU each round, so a caller that shares its CPU with a
+ * looking worker (a busy machine) is not held back by it. */
+#ifndef SO_SPIN_NS
+#define SO_SPIN_NS ((npy_int64)200000)
+#endif
 
 typedef struct {
     pthread_mutex_t mu;
@@ -124,11 +137,39 @@ run_claimed(void)
         pthread_mutex_unlock(&pool.mu);
         fn(task);
         pthread_mutex_lock(&pool.mu);
-        pool.finished++;
+        __atomic_store_n(&pool.finished, pool.finished + 1, __ATOMIC_RELEASE);
         ran++;
     }
     if (pool.finished == pool.n) pthread_cond_broadcast(&pool.done_cv);
     return ran;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+#define SO_PAUSE() __builtin_ia32_pause()
+#else
+#define SO_PAUSE() ((void)0)
+#endif
+
+/* Look (pool.mu not held) for up to SO_SPIN_NS: a worker until the job count
+ * moves past seen (job non-NULL), the caller until n tasks have finished; the
+ * waiter then takes pool.mu and sleeps if it must. */
+static void
+look_a_while(const unsigned long *job, unsigned long seen, int n)
+{
+    npy_int64 until = now_ns() + SO_SPIN_NS;
+    int i;
+    if (SO_SPIN_NS <= 0) return;
+    for (;;) {
+        for (i = 0; i < 16; i++) {
+            if (job != NULL ? __atomic_load_n(job, __ATOMIC_ACQUIRE) != seen
+                            : __atomic_load_n(&pool.finished, __ATOMIC_ACQUIRE) >= n) {
+                return;
+            }
+            SO_PAUSE();
+        }
+        if (now_ns() >= until) return;
+        sched_yield();
+    }
 }
 
 static void *
@@ -141,7 +182,10 @@ worker_main(void *arg)
         /* a job with tasks left that asks for this worker */
         while (pool.job == seen || id >= pool.want || pool.next >= pool.n) {
             seen = pool.job;
-            pthread_cond_wait(&pool.wake, &pool.mu);
+            pthread_mutex_unlock(&pool.mu);
+            look_a_while(&pool.job, seen, 0);
+            pthread_mutex_lock(&pool.mu);
+            if (pool.job == seen) pthread_cond_wait(&pool.wake, &pool.mu);
         }
         seen = pool.job;
         if (run_claimed() > 0) pool.ran++;
@@ -178,6 +222,12 @@ so_run_tasks(void *(*fn)(void *), void *tasks, size_t size, int n)
 static void
 wait_for_job(so_poll *poll)
 {
+    if (pool.finished < pool.n) {
+        int n = pool.n;
+        pthread_mutex_unlock(&pool.mu);
+        look_a_while(NULL, 0, n);
+        pthread_mutex_lock(&pool.mu);
+    }
     while (pool.finished < pool.n) {
         struct timespec until;
         if (poll == NULL || poll->check == NULL || so_stopped(poll)) {
@@ -343,7 +393,7 @@ so_run_tasks_report(void *(*fn)(void *), void *tasks, size_t size, int n, so_pol
     pool.finished = 0;
     pool.ran = 0;
     pool.want = n - 1;
-    pool.job++;
+    __atomic_store_n(&pool.job, pool.job + 1, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&pool.wake);
     /* the caller takes tasks too, and whatever nobody else took */
     c0 = kind >= 0 ? thread_cpu_ns() : 0;
