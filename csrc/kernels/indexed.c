@@ -366,10 +366,6 @@ SO_INDEXED_TYPES(FOR_OPS)
  * loop's in the same process, 8 processes each, 0.90-1.35 (median 1.04) ->
  * 0.87-0.92 (0.90).  int32 into 1e2 0.89 (5 of 8), into 1e3 level; int16
  * into 1e2, 1e3, 3e4 0.70, 0.64, 0.88 (7, 8, 7 of 8; half negative 0.99-1.09). */
-#define V1_SCALAR_i64 1
-#define V1_SCALAR_i32 1
-#define V1_SCALAR_i16 1
-#define V1_SCALAR_i8 1
 #define V1_NEG_LIMIT 16
 /* j, widened to 64 bits here: without it gcc loads an int32 index as 32 bits
  * and sign-extends it in a register after the branch before it, one more
@@ -400,7 +396,7 @@ NAME##_##OP##_v8_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx, 
                                                            : 0;                       \
     npy_intp i, c, pos, j, jn;                                                        \
     /* the steps of one update left before the call takes the loop of eight */       \
-    int neg_left = V1_SCALAR_##IN && pf_end == 0 ? V1_NEG_LIMIT : 0;                  \
+    int neg_left = pf_end == 0 ? V1_NEG_LIMIT : 0;                                    \
     if (aos != (npy_intp)sizeof(T) || !V8_FITS_##W(size)) {                           \
         return NAME##_##OP##_by_##IN(o, aos, size, idx, u, n);                        \
     }                                                                                 \
