@@ -33,8 +33,8 @@
  * and a caller done with its own tasks for its workers' last ones, before each
  * sleeps on its condition variable.  On these virtual machines a sleeping
  * thread is slow to wake: a job of nothing handed to a sleeping worker and
- * back took 83-122 us (median, 2001 jobs; the C model
- * benchmarks/cmodel/wake_model.c), one to a worker still looking 0.2-0.8 us.
+ * back took 73-105 us (medians of 2001 jobs, 2 to 500 us apart; the C model
+ * benchmarks/cmodel/wake_model.c), one to a worker still looking 0.3-1.4 us.
  * The look yields the CPU each round, so a caller that shares its CPU with a
  * looking worker (a busy machine) is not held back by it.  Only workers the
  * last job wanted look, and no more of them than the CPUs this process may use
@@ -125,8 +125,12 @@ pool_after_fork_in_child(void)
 static void
 pool_init(void)
 {
+#ifdef __linux__
     cpu_set_t cpus;
     look_max = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) - 1 : 1;
+#else
+    look_max = 1;
+#endif
     (void)pthread_atfork(NULL, NULL, pool_after_fork_in_child);
 }
 
