@@ -37,9 +37,9 @@
  * benchmarks/cmodel/wake_model.c), one to a worker still looking 0.3-1.4 us.
  * The look yields the CPU each round, so a caller that shares its CPU with a
  * looking worker (a busy machine) is not held back by it.  Only workers the
- * last job wanted look, and no more of them than the CPUs this process may use
- * less the caller's (look_max): with more threads asked than CPUs, workers
- * that look would take the CPUs from the ones at work. */
+ * last job wanted look: a job wants no more than the thread count, which is
+ * capped at the CPUs this process may use (py/settings.c), so looking workers
+ * never outnumber the CPUs. */
 #ifndef SO_SPIN_NS
 #define SO_SPIN_NS ((npy_int64)200000)
 #endif
@@ -62,7 +62,6 @@ typedef struct {
 static so_pool pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
                        PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0, 0};
 static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
-static int look_max;              /* workers that may look, set by pool_init */
 
 /* the most tasks one job of this calling thread was split into since it last
  * asked (what the split chose, whoever ran them) */
@@ -125,12 +124,6 @@ pool_after_fork_in_child(void)
 static void
 pool_init(void)
 {
-#ifdef __linux__
-    cpu_set_t cpus;
-    look_max = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) - 1 : 1;
-#else
-    look_max = 1;
-#endif
     (void)pthread_atfork(NULL, NULL, pool_after_fork_in_child);
 }
 
@@ -192,7 +185,7 @@ worker_main(void *arg)
         /* a job with tasks left that asks for this worker */
         while (pool.job == seen || id >= pool.want || pool.next >= pool.n) {
             seen = pool.job;
-            if (id < pool.want && id < look_max) {
+            if (id < pool.want) {
                 pthread_mutex_unlock(&pool.mu);
                 look_a_while(&pool.job, seen, 0);
                 pthread_mutex_lock(&pool.mu);
