@@ -52,6 +52,7 @@ import numpy as np
 from . import core
 from .core import Case, Impl
 from .peers import ort_call, ov_call, t
+from .small import small_cases as small_f32_cases
 from .sweep import sweep_cases
 
 warnings.filterwarnings("ignore", message=r"index_reduce\(\) is in beta")
@@ -917,6 +918,6 @@ def all_cases(quick: bool) -> List[Case]:
         case_tiny(quick),
         case_update_seed(quick, inplace=True),
         case_nd_add(quick, inplace=True),
-    ] + sweep_cases(quick) + small_cases() + [
+    ] + sweep_cases(quick) + small_cases() + small_f32_cases() + [
         case_threads(quick),
     ]
