@@ -148,8 +148,9 @@ def small_table(rec: dict) -> Tuple[str, int, int]:
             judged += 1
             passed += result == "pass"
         for twin in (r for r in rows if r["role"] == "twin" and _timed(r)):
-            body.append([f'{name}: the same call, {twin["label"]}', _cell([twin]), "",
-                         f"this / that {_ratio(twin, so).rstrip('x')}", _agreed(twin), "-", "-"])
+            form = twin["peer"].split(", ", 1)[-1]      # "scatterops, mode=raise": mode=raise
+            body.append([f"{name}: the same call with {form}, same rounds", _cell([twin]), "",
+                         f"{form} / this {_ratio(so, twin)}", _agreed(twin), "-", "-"])
     return grid(head, body, left=(0, 5, 6)), passed, judged
 
 
