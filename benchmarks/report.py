@@ -26,23 +26,14 @@ from typing import Dict, List, Optional, Tuple
 if __name__ == "__main__" and not __package__:
     sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-from benchmarks import record                           # noqa: E402
+from benchmarks import record, targets                  # noqa: E402
+from benchmarks.core import fmt_time                    # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEERS = ["numpy", "torch", "onnxruntime", "openvino", "jax", "numba", "numpy_groupies"]
 SUBJECT = "scatterops"
 #: file -> the tables it holds
 FILES = {"README.md": ["main"], os.path.join("docs", "performance.md"): ["main", "v2", "small"]}
-
-
-def fmt_time(t: Optional[float]) -> str:
-    if t is None:
-        return "-"
-    if t < 1e-3:
-        return f"{t * 1e6:.3g} us" if t < 1e-4 else f"{t * 1e6:.0f} us"
-    if t < 1:
-        return f"{t * 1e3:.3g} ms" if t < 0.1 else f"{t * 1e3:.0f} ms"
-    return f"{t:.2f} s"
 
 
 def grid(head: List[str], body: List[List[str]], left=(0,)) -> str:
@@ -207,8 +198,7 @@ def update(root: str, records: List[dict]) -> Dict[str, Tuple[str, str]]:
 # Charts
 
 
-COLORS = {"numpy": "#4C72B0", "torch": "#DD8452", "onnxruntime": "#55A868", "openvino": "#8172B3",
-          "jax": "#937860", "numba": "#DA8BC3", "numpy_groupies": "#8C8C8C", SUBJECT: "#C44E52"}
+COLORS = targets.COLORS
 
 
 def bar_chart(rec: dict, path: str) -> None:
@@ -245,45 +235,22 @@ def bar_chart(rec: dict, path: str) -> None:
 
 
 def sweep_chart(rec: dict, path: str) -> bool:
-    """ns per update against the output size (the sweep-out rows), log-log, a line per library,
-    a panel per (in place, threads).  -> False if the record has no such rows."""
+    """ns per update against the output size (the sweep-out rows), as ``--sweep-plot`` draws
+    it.  -> False if the record has no such rows."""
     rows = [r for r in rec["rows"] if r["table"] == "v2" and r["case"].startswith("sweep-out-")
             and r.get("out_size") and r.get("updates")]
     if not rows:
         return False
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    panels = sorted({(r["case"].endswith("-inplace"), r["threads"]) for r in rows})
-    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4.5), squeeze=False,
-                             sharey=True)
-    for ax, (inplace, threads) in zip(axes[0], panels):
-        mine = [r for r in rows if r["case"].endswith("-inplace") == inplace
-                and r["threads"] == threads]
-        for p in PEERS + [SUBJECT]:
-            best: Dict[int, float] = {}
-            for r in mine:
-                if r["peer"] == p and _timed(r):
-                    t = r["median"] / r["updates"] * 1e9
-                    best[r["out_size"]] = min(best.get(r["out_size"], t), t)
-            if best:
-                xs = sorted(best)
-                ax.plot(xs, [best[x] for x in xs], marker="o", label=p, color=COLORS.get(p),
-                        linewidth=2.5 if p == SUBJECT else 1.2)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("output elements (float32)")
-        ax.set_title(f"{'in place' if inplace else 'out of place'}, {threads} thread"
-                     f"{'s' if threads > 1 else ''}", fontsize=10)
-        ax.grid(which="both", alpha=0.3)
-    axes[0][0].set_ylabel("ns per update (median)")
-    axes[0][0].legend(fontsize=8, loc="upper left")
-    fig.suptitle(f"1e6 float32 updates, {rec['date'][:10]}, {rec['commit']}, {rec['cpu']}",
-                 fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    best: Dict[Tuple[bool, int], Dict[str, Dict[int, float]]] = {}
+    for r in rows:
+        if _timed(r):
+            line = best.setdefault((r["case"].endswith("-inplace"), r["threads"]), {}).setdefault(
+                r["peer"], {})
+            t = r["median"] / r["updates"] * 1e9
+            line[r["out_size"]] = min(line.get(r["out_size"], t), t)
+    panels = {k: {p: sorted(v.items()) for p, v in lines.items()} for k, lines in best.items()}
+    targets.draw_sweep(panels, PEERS + [SUBJECT], path,
+                       f"1e6 float32 updates, {rec['date'][:10]}, {rec['commit']}, {rec['cpu']}")
     return True
 
 

@@ -267,14 +267,7 @@ def _first_line(exc: BaseException) -> str:
     return lines[0][:300] if lines else ""
 
 
-def fmt_time(t: Optional[float]) -> str:
-    if t is None:
-        return "-"
-    if t < 1e-3:
-        return f"{t * 1e6:.3g} us" if t < 1e-4 else f"{t * 1e6:.0f} us"
-    if t < 1:
-        return f"{t * 1e3:.3g} ms" if t < 0.1 else f"{t * 1e3:.0f} ms"
-    return f"{t:.2f} s"
+fmt_time = core.fmt_time
 
 
 def cell(row: Row, peer: str) -> str:

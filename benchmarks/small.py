@@ -63,7 +63,22 @@ def _inputs(n: int, seed: int = 108) -> dict:
             "updates": rng.standard_normal(n).astype(np.float32)}
 
 
-def _np_at(ufunc, inplace: bool = False, out: bool = False):
+def so_call(x, form: str, reduction: str):
+    """scatterops' call of a small-call form: ``scatter_elements(data, indices, updates, 0,
+    reduction=reduction)``, with ``include_self=False`` (``noself``, ``noself-max``), into a
+    separate output made here (``out``) or into data (``inplace``)."""
+    f, d, i, u = _so().scatter_elements, x["data"], x["indices"], x["updates"]
+    if form in ("noself", "noself-max"):
+        return lambda: f(d, i, u, 0, reduction=reduction, include_self=False)
+    if form == "out":
+        o = np.empty_like(d)
+        return lambda: f(d, i, u, 0, reduction=reduction, out=o)
+    if form == "inplace":
+        return lambda: f(d, i, u, 0, reduction=reduction, out=d)
+    return lambda: f(d, i, u, 0, reduction=reduction)
+
+
+def np_at(ufunc, inplace: bool = False, out: bool = False):
     """NumPy's spelling: ``ufunc.at`` on a copy of data, into a separate output, or in place."""
     def build(x):
         d, i, u = x["data"], x["indices"], x["updates"]
@@ -83,6 +98,23 @@ def _np_at(ufunc, inplace: bool = False, out: bool = False):
                 o = d.copy()
                 ufunc.at(o, i, u)
                 return o
+        return run
+    return build
+
+
+def np_mean(size: int):
+    """NumPy's spelling of ``reduction="mean"`` with include_self: ``np.add.at`` sums,
+    ``np.bincount`` counts, one division (in float64, rounded once to data's dtype)."""
+    def build(x):
+        d, i, u = x["data"], x["indices"], x["updates"]
+
+        def run():
+            o = d.copy()
+            np.add.at(o, i, u)
+            c = np.bincount(i, minlength=size)
+            hit = c > 0
+            o[hit] = o[hit] / (c[hit] + 1)          # + 1: data counts once
+            return o
         return run
     return build
 
@@ -108,35 +140,14 @@ def case_f32(form: str, n: int) -> Case:
         return x
 
     def so(x):
-        s, d, i, u = _so(), x["data"], x["indices"], x["updates"]
-        f = s.scatter_elements
         if form == "nd":
-            ii = x["nd_indices"]
-            return lambda: s.scatter_nd(d, ii, u, reduction="add")
-        if form == "noself-max":
-            return lambda: f(d, i, u, 0, reduction="max", include_self=False)
-        if form == "out":
-            o = np.empty_like(d)
-            return lambda: f(d, i, u, 0, reduction="add", out=o)
-        if form == "inplace":
-            return lambda: f(d, i, u, 0, reduction="add", out=d)
-        return lambda: f(d, i, u, 0, reduction=reduction)
+            f, d, ii, u = _so().scatter_nd, x["data"], x["nd_indices"], x["updates"]
+            return lambda: f(d, ii, u, reduction="add")
+        return so_call(x, form, reduction)
 
     def so_bar(x):              # what the bar must give, as scatterops gives it
         r = "max" if form == "noself-max" else "add"
         return _so().scatter_elements(x["data"], x["indices"], x["updates"], 0, reduction=r)
-
-    def np_mean(x):
-        d, i, u = x["data"], x["indices"], x["updates"]
-
-        def run():
-            o = d.copy()
-            np.add.at(o, i, u)
-            c = np.bincount(i, minlength=SIZE)
-            hit = c > 0
-            o[hit] = (o[hit] / (c[hit] + 1)).astype(np.float32)   # + 1: data counts once
-            return o
-        return run
 
     def np_noself(x):
         d, i, u = x["data"], x["indices"], x["updates"]
@@ -157,23 +168,23 @@ def case_f32(form: str, n: int) -> Case:
     impls = [Impl("scatterops", so_label, so)]
     if form == "inplace":
         bar = "np.add.at(d, i, u)"
-        impls.append(Impl("numpy", bar, _np_at(np.add, inplace=True)))
+        impls.append(Impl("numpy", bar, np_at(np.add, inplace=True)))
     elif form == "out":
         bar = "np.copyto(o, d); np.add.at(o, i, u)"
-        impls.append(Impl("numpy", bar, _np_at(np.add, out=True)))
+        impls.append(Impl("numpy", bar, np_at(np.add, out=True)))
     elif form in ("mean", "noself-max"):
         ufunc = np.maximum if form == "noself-max" else np.add
         bar = f"o = d.copy(); np.{ufunc.__name__}.at(o, i, u) (the bar)"
-        impls.append(Impl("numpy", bar, _np_at(ufunc), ref=so_bar))
+        impls.append(Impl("numpy", bar, np_at(ufunc), ref=so_bar))
         if form == "mean":
-            impls.append(Impl("numpy", "np.add.at + np.bincount + a division", np_mean, "close",
+            impls.append(Impl("numpy", "np.add.at + np.bincount + a division", np_mean(SIZE), "close",
                               rtol=1e-5, atol=0.0))
         else:
             impls.append(Impl("numpy", "o[i] = -inf; np.maximum.at(o, i, u)", np_noself, "close",
                               rtol=0.0, atol=0.0))
     else:
         bar = "o = d.copy(); np.add.at(o, i, u)"
-        impls.append(Impl("numpy", bar, _np_at(np.add), "close" if form == "cast" else "exact",
+        impls.append(Impl("numpy", bar, np_at(np.add), "close" if form == "cast" else "exact",
                           rtol=1e-6, atol=1e-6))
     return Case(
         key=f"s-f32-{form}-{n}", name=f"s: small call, {label}, {n} updates into {SIZE} f32",
@@ -195,7 +206,7 @@ def case_mode(mode: str, n: int) -> Case:
         key=f"s-mode-{mode}-{n}", name=f"s: small call, {label}, {n} updates into {SIZE} f32",
         make=lambda: _inputs(n), floor=None, time_copy=False,
         impls=[Impl("scatterops", f'scatter_elements(reduction="add", mode="{mode}")', so(mode)),
-               Impl("numpy", bar, _np_at(np.add)),
+               Impl("numpy", bar, np_at(np.add)),
                Impl(MODE_RAISE, 'scatter_elements(reduction="add", mode="raise")', so("raise"))],
         target=Target(form=label, n=n, ratio=2.0, bar=bar),
         na={p: "not timed for small calls" for p in ("torch", "onnxruntime", "openvino")})

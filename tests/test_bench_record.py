@@ -13,17 +13,19 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if _ROOT not in sys.path:
     sys.path.append(_ROOT)
 
-from benchmarks import core, peers, record, report, run, small  # noqa: E402
+from benchmarks import cases, core, peers, record, report, run, small  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 
 def test_every_small_row_runs_and_agrees_with_numpy():
-    cases = small.small_cases()
-    assert len({c.key for c in cases}) == len(cases) == (len(small.FORMS) + len(small.MODES)) * 3
-    for case in cases:
+    f32 = small.small_cases()
+    assert len({c.key for c in f32}) == len(f32) == (len(small.FORMS) + len(small.MODES)) * 3
+    for case in f32:
         x = case.make()
         assert x["data"].dtype == np.float32 and x["data"].size == small.SIZE
+    for case in cases.small_cases() + f32:
+        x = case.make()
         got, ref = {}, None
         for im in case.impls:
             xx = dict(x, data=x["data"].copy()) if case.inplace else x
