@@ -102,9 +102,10 @@ def write(record: dict, folder: str = RESULTS) -> str:
     stamp = d[:10] + ("T" + d[11:19].replace(":", "") + "Z" if len(d) > 10 else "")
     commit = (record.get("commit") or "unknown").replace("/", "_")
     path = os.path.join(folder, f"{stamp}-{commit}.json")
+    head = {k: v for k, v in record.items() if k not in ("rows", "path")}
+    rows = ",\n".join("  " + json.dumps(row) for row in record["rows"])  # a row a line
     with open(path, "w") as f:
-        json.dump(record, f, indent=1)
-        f.write("\n")
+        f.write(json.dumps(head, indent=1)[:-2] + ',\n "rows": [\n' + rows + "\n ]\n}\n")
     return path
 
 
