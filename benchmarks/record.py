@@ -29,6 +29,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import statistics
 from typing import List, Optional
 
 FORMAT = "scatterops benchmark record 1"
@@ -48,7 +49,6 @@ def table_of(case) -> str:
 def runs_agreed(mine: List[float], theirs: List[float]) -> Optional[int]:
     """Of the rounds both were timed in (the same round robin), how many put the two on the same
     side as their medians do."""
-    import statistics
     if not mine or not theirs:
         return None
     faster = statistics.median(mine) < statistics.median(theirs)

@@ -132,8 +132,9 @@ def small_table(rec: dict) -> Tuple[str, int, int]:
         bar = next((r for r in rows if r["role"] == "bar"), None)
         name = rows[0]["name"].split("small call, ", 1)[-1]
         result = rows[0]["result"]
+        timed_bar = bar if bar and _timed(bar) else None
         body.append([name, _cell([r for r in rows if r["role"] == "subject"]),
-                     _cell([bar]) if bar else "n/a", _ratio(so, bar if bar and _timed(bar) else None),
+                     _cell([bar]) if bar else "n/a", _ratio(so, timed_bar),
                      _agreed(bar), rows[0]["target"] or "-", result or "-"])
         if result:
             judged += 1
@@ -223,7 +224,8 @@ def bar_chart(rec: dict, path: str) -> None:
     ax.set_yscale("log")
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels([case for (case, _), _ in groups])
-    ax.set_xlabel("case (see the table); no bar: the library has no such call, or its result was wrong")
+    ax.set_xlabel("case (see the table); no bar: the library has no such call, "
+                  "or its result was wrong")
     ax.set_ylabel("seconds per call, median (log scale)")
     ax.set_title(f"scatterops benchmark, {rec['date'][:10]}, {rec['commit']}, {rec['cpu']}, "
                  f"{rec['threads']} threads", fontsize=9)

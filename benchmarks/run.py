@@ -617,7 +617,8 @@ def cache_off_column(rows: List[Row], threads: int, repeat: int, quick: bool) ->
         path = os.path.join(tmp, "off.json")
         cmd = [sys.executable, "-m", "benchmarks", "-k", ",".join(sorted({r.case.key for r in want})),
                "--threads", str(threads), "--repeat", str(repeat), "--skip", ",".join(peers.PEERS),
-               "--output-cache", "off", "--json", path] + (["--quick"] if quick else [])
+               "--output-cache", "off", "--json", path, "--no-record"] + (
+                   ["--quick"] if quick else [])
         subprocess.run(cmd, cwd=root, env=dict(os.environ, SCATTEROPS_OUTPUT_CACHE="0"),
                        stdout=subprocess.DEVNULL, stderr=sys.stderr)
         try:

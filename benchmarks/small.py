@@ -177,8 +177,8 @@ def case_f32(form: str, n: int) -> Case:
         bar = f"o = d.copy(); np.{ufunc.__name__}.at(o, i, u) (the bar)"
         impls.append(Impl("numpy", bar, np_at(ufunc), ref=so_bar))
         if form == "mean":
-            impls.append(Impl("numpy", "np.add.at + np.bincount + a division", np_mean(SIZE), "close",
-                              rtol=1e-5, atol=0.0))
+            impls.append(Impl("numpy", "np.add.at + np.bincount + a division", np_mean(SIZE),
+                              "close", rtol=1e-5, atol=0.0))
         else:
             impls.append(Impl("numpy", "o[i] = -inf; np.maximum.at(o, i, u)", np_noself, "close",
                               rtol=0.0, atol=0.0))
