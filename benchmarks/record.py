@@ -7,7 +7,8 @@ docs/performance.md from the latest records.  A record holds:
 
 * ``date`` (UTC, ISO 8601), ``commit`` (``git describe --always --dirty`` of the scatterops source
   that was measured), ``cpu`` (the CPU model), ``cpus`` (the CPUs the process may use),
-  ``threads`` (``--threads``), ``repeat``, ``command``, ``versions`` (of every library timed),
+  ``threads`` (``--threads``), ``repeat``, ``quick`` (``--quick``: smaller inputs, which the
+  report leaves out), ``command``, ``versions`` (of every library timed),
   ``load_average`` (at the start and at the end) and ``source`` (``"run"``, or how a record
   that no run wrote was made);
 * ``rows``: one per case, thread count and implementation: ``table`` (``main``: the cases of
@@ -67,8 +68,8 @@ def role_of(row, res, subject, twins) -> str:
 
 
 def make(rows, *, date: datetime.datetime, commit: str, cpu: str, cpus: int, threads: int,
-         repeat: int, command: str, versions: dict, load_average: str, subject: str,
-         twins=(), target_of=None, source: str = "run") -> dict:
+         repeat: int, quick: bool, command: str, versions: dict, load_average: str,
+         subject: str, twins=(), target_of=None, source: str = "run") -> dict:
     """The record of a run: ``rows`` are run.py's rows; ``target_of(row)`` -> (target text, True /
     False / None) judges a row that has a target."""
     out = []
@@ -91,7 +92,7 @@ def make(rows, *, date: datetime.datetime, commit: str, cpu: str, cpus: int, thr
     return {"format": FORMAT, "source": source,
             "date": date.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "commit": commit, "cpu": cpu, "cpus": cpus, "threads": threads, "repeat": repeat,
-            "command": command, "versions": versions, "load_average": load_average,
+            "quick": quick, "command": command, "versions": versions, "load_average": load_average,
             "rows": out}
 
 

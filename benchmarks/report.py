@@ -3,8 +3,9 @@ benchmark's records (``benchmarks/results/``, written by every ``python -m bench
 
     python -m benchmarks.report [--results FOLDER] [--root DIR] [--check] [--no-charts]
 
-Each table comes from the latest record that holds rows of its kind (``record.py``): a run of
-``-k s`` alone renews the small calls and leaves the other tables as the last full run made them.
+Each table comes from the latest record that holds rows of its kind (``record.py``), ``--quick``
+runs left out: a run of ``-k s`` alone renews the small calls and leaves the other tables as the
+last run of their cases made them.
 
 * ``README.md``, between ``<!-- report:main -->`` and ``<!-- /report:main -->``: the cases of every
   peer (``main``), a column per peer with the best of its APIs, and ``vs best peer``;
@@ -43,8 +44,9 @@ def grid(head: List[str], body: List[List[str]], left=(0,)) -> str:
 
 
 def latest(records: List[dict], table: str) -> Optional[dict]:
-    """The latest record holding rows of ``table``."""
-    found = [r for r in records if any(row["table"] == table for row in r["rows"])]
+    """The latest record of a full-size run (not ``--quick``) holding rows of ``table``."""
+    found = [r for r in records if not r.get("quick")
+             and any(row["table"] == table for row in r["rows"])]
     return found[-1] if found else None
 
 

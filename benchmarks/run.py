@@ -701,7 +701,7 @@ def small_target(row: Row) -> Tuple[Optional[str], Optional[bool]]:
 
 def make_record(rows: List[Row], head: str, versions: Dict[str, str], threads: int, repeat: int,
                 load_end: str, columns: List[str], argv: List[str], commit: str,
-                start: datetime.datetime) -> dict:
+                start: datetime.datetime, quick: bool) -> dict:
     """The run's record for benchmarks/results/ (``record.py`` says what it holds)."""
     by_key = {(r.case.key, r.threads or 1): r for r in rows if r.case.out_size is not None}
 
@@ -713,7 +713,7 @@ def make_record(rows: List[Row], head: str, versions: Dict[str, str], threads: i
         return None, None
     return record.make(
         rows, date=start, commit=commit,
-        cpu=peers.cpu_model(), cpus=peers.nproc(), threads=threads, repeat=repeat,
+        cpu=peers.cpu_model(), cpus=peers.nproc(), threads=threads, repeat=repeat, quick=quick,
         command=" ".join(["python -m benchmarks"] + argv), versions=versions,
         load_average=head.rsplit("load average at start ", 1)[-1].split(" · ")[0] + " at the start, "
         + load_end + " at the end", subject=SUBJECT,
@@ -841,7 +841,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if not args.no_record:
         path = record.write(make_record(rows, head, versions, threads, repeat, load_end, columns,
                                         sys.argv[1:] if argv is None else list(argv), commit,
-                                        started), args.record)
+                                        started, args.quick), args.record)
         print(f"record written to {path}", file=log)
     if args.json:
         report = json_report(rows, head, sys.argv[1:] if argv is None else list(argv), threads, repeat)

@@ -80,7 +80,9 @@ def test_a_run_writes_a_record_and_the_report_makes_the_readme_table_from_it(tmp
 
     # the report puts a table made from the record between the README's markers; here the
     # record holds only small rows, so a main-table record is made beside it
-    main = dict(rec, date="2000-01-01", rows=[
+    assert rec["quick"] is True             # a --quick run: the report shows none of it
+    assert report.render(record.load_all(str(results)), "small") is None
+    main = dict(rec, date="2000-01-01", quick=False, rows=[
         {"table": "main", "case": "a", "name": "a: one case", "threads": 2, "peer": p,
          "label": None, "role": role, "status": "ok", "median": t, "repeats": 3,
          "runs_agreed": None, "impl_threads": None, "target": None, "result": None}
