@@ -32,7 +32,10 @@ Whatever is not certain to be bit-identical runs NumPy's own ``ufunc.at``: other
 ufuncs, dtypes without a C loop, a loop dtype other than ``a``'s (the ufunc would
 compute in the wider type and cast back), subclasses that override ufuncs, index
 forms not listed above, an ``a`` whose elements share memory, and floating-point
-error modes that raise or call.  An out-of-range index found by the C core (which
+error modes that raise or call.  Where NumPy 2.4's ufunc.at reads past a 1-d b (an
+N-d index array broadcasting it into a 1-d a), b is broadcast to a[indices]'s shape
+before NumPy gets the call (_b_for_numpy), so the result is the one every other
+spelling of the index gives.  An out-of-range index found by the C core (which
 has written nothing) is handed to NumPy too, which raises its own IndexError
 before its first write.
 """
@@ -60,7 +63,7 @@ _C_LOOP_CHARS = frozenset("?bBhHiIlLqQefdFD")
 _PLAIN_B = (int, float, complex, bool, list, tuple, np.ndarray)
 _SCALAR_B = frozenset((int, float, complex, bool, np.ndarray))   # the commonest, by type
 _NO_INDEX = np.empty(0, dtype=np.intp)   # scatter_nd with k = 0: the whole array
-# a 1-d a and one index array with fewer values than this: NumPy's own ufunc.at (its
+# a 1-d a and one 1-d index array with fewer values than this: NumPy's own ufunc.at (its
 # loop for that form is as fast as the C core's, with less to set up)
 _SMALL_1D = 1024
 
@@ -164,11 +167,48 @@ def _read_only_at(ufunc, a, indices, b):
 
 
 def _numpy_at(ufunc, a, indices, b):
-    """NumPy's own ufunc.at (b left out when not given, as a unary ufunc wants)."""
+    """NumPy's own ufunc.at (b left out when not given, as a unary ufunc wants), with b
+    broadcast first where NumPy would read past it."""
     if b is None:
         ufunc.at(a, indices)
+        return
+    if type(b) in _ARRAY_B and (type(indices) is not np.ndarray or indices.ndim > 1):
+        b = _b_for_numpy(a, indices, b)
+    ufunc.at(a, indices, b)
+
+
+# b of these types is made an array by ufunc.at as numpy.asarray makes it
+_ARRAY_B = (list, tuple, np.ndarray)
+
+
+def _b_for_numpy(a, indices, b):
+    """b for NumPy's ufunc.at on a 1-d a: broadcast to a[indices]'s shape when it is 1-d
+    and that shape has more dimensions.  NumPy 2.4's loop for a 1-d a and one index array
+    steps through a 1-d b as if it had one value per index, reading past its end when an
+    N-d index array broadcasts it; the explicit broadcast gives the result ufunc.at gives
+    any other spelling of the call.  b as it was wherever that is not the case, or where
+    NumPy raises its own error (the index or b refused)."""
+    if not (isinstance(a, np.ndarray) and a.ndim == 1):
+        return b
+    try:
+        arr = np.asarray(b)
+    except (TypeError, ValueError):
+        return b
+    if arr.ndim != 1:
+        return b
+    if type(indices) is np.ndarray and indices.dtype.kind in "iu":
+        shape = indices.shape
     else:
-        ufunc.at(a, indices, b)
+        try:    # a[indices]'s shape, read on a one-byte stand-in of a
+            shape = np.broadcast_to(np.zeros((), np.uint8), a.shape)[indices].shape
+        except (IndexError, ValueError, TypeError, OverflowError):
+            return b
+    if len(shape) <= 1:
+        return b
+    try:
+        return np.broadcast_to(arr, shape)
+    except ValueError:
+        return b
 
 
 def _plan(ufunc, a, indices, b):
@@ -186,7 +226,7 @@ def _plan(ufunc, a, indices, b):
         if isinstance(b, np.ndarray) and type(b) is not np.ndarray:
             return None
     dt = a.dtype
-    if a.ndim == 1 and type(indices) is np.ndarray and indices.size < _SMALL_1D:
+    if a.ndim == 1 and type(indices) is np.ndarray and indices.size < _SMALL_1D and indices.ndim <= 1:
         return None        # NumPy's own 1-d loop: as fast, and less to set up
     if not (dt.isnative and dt.char in _C_LOOP_CHARS and a.ndim >= 1):
         return None

@@ -29,9 +29,13 @@ def _call(fn, case, a):
 
 
 def check_at(case: S.AtCase):
+    """scatterops.at against NumPy's ufunc.at given b broadcast explicitly (NumPy 2.4 reads
+    past some b it broadcasts itself: see test_result_does_not_depend_on_the_index_spelling)."""
     mine, theirs = case.a.make(), case.a.make()
     before = S.snapshot(mine)
-    err_theirs = _call(case.ufunc.at, case, theirs)
+    explicit = S.AtCase(case.ufunc, case.a, case.index,
+                        S.at_b_as_numpy_reads_it(case.a.shape, case.index, case.b))
+    err_theirs = _call(case.ufunc.at, explicit, theirs)
     err_mine = _call(lambda *args: scatterops.at(case.ufunc, *args), case, mine)
     if err_theirs is not None:
         assert type(err_mine) is type(err_theirs), f"{err_mine!r} raised where NumPy raised {err_theirs!r}"
@@ -64,6 +68,34 @@ def test_basic_index(case):
 @given(case=S.at_cases("bool"))
 def test_boolean_index(case):
     check_at(case)
+
+
+@given(case=S.at_spelling_cases())
+def test_result_does_not_depend_on_the_index_spelling(case):
+    """Every spelling of one index array (an N-d array, in a tuple, as a list, beside an
+    Ellipsis; a few values or more than a thousand) gives what NumPy's ufunc.at gives with
+    b broadcast explicitly to the index's shape, under an error mode that lets the C core
+    run and under one that hands the call to NumPy.  NumPy 2.4's own ufunc.at reads past a
+    1-d b that an N-d index array broadcasts into a 1-d a."""
+    expected = case.a.copy()
+    with np.errstate(all="ignore"):
+        case.ufunc.at(expected, case.x, np.broadcast_to(np.asarray(case.b), case.x.shape))
+    for errors in ("ignore", "raise"):
+        mine = case.a.copy()
+        with np.errstate(all=errors):
+            scatterops.at(case.ufunc, mine, S.AT_SPELLINGS[case.spelling](case.x), case.b)
+        S.assert_identical(mine, expected, where=f"a (errstate {errors})")
+
+
+def test_an_nd_index_array_broadcasting_b_into_a_1d_a():
+    """The call NumPy 2.4's ufunc.at gets wrong, as the spellings that it gets right give it."""
+    index = np.array([[4, 4], [3, 1]])
+    for spelling in (index, (index,), index.tolist(), (index, Ellipsis)):
+        for ufunc in (np.add, np.fmax):
+            a = np.zeros(5)
+            scatterops.at(ufunc, a, spelling, np.array([-5.0, -9.0]))
+            expected = [0, -9, 0, -5, -14] if ufunc is np.add else [0, 0, 0, 0, 0]
+            S.assert_identical(a, np.array(expected, float), where=f"{ufunc.__name__} at {spelling!r}")
 
 
 # ---- the C path is the one taken ---------------------------------------------------------
