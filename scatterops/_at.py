@@ -51,6 +51,17 @@ from ._api import scatter_elements, scatter_nd, scatter_update
 
 __all__ = ["at"]
 
+
+class _NoB:
+    """The default of at's b: b left out, which ufunc.at tells from b=None."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<no b>"
+
+
+_NO_B = _NoB()
+
 # the ufuncs with a C reduction: each is bit-identical to the ufunc in C order
 _REDUCTION = {np.add: "add", np.subtract: "sub", np.multiply: "mul",
               np.maximum: "max", np.minimum: "min"}
@@ -68,7 +79,7 @@ _NO_INDEX = np.empty(0, dtype=np.intp)   # scatter_nd with k = 0: the whole arra
 _SMALL_1D = 1024
 
 
-def at(ufunc, a, indices, b=None):
+def at(ufunc, a, indices, b=_NO_B):
     """Apply ``ufunc`` in place at the elements of ``a`` that ``indices`` select.
 
     A drop-in for ``ufunc.at(a, indices, b)``: the same arguments, the same
@@ -96,7 +107,8 @@ def at(ufunc, a, indices, b=None):
     b : array_like, optional
         The second operand of a binary ufunc, broadcast to the shape of
         ``a[indices]``.  Leave it out for a unary ufunc (``np.negative``,
-        ``np.invert``, ...).
+        ``np.invert``, ...).  As in NumPy, ``None`` is not leaving it out:
+        it is an operand (an object array), which a unary ufunc refuses.
 
     Returns
     -------
@@ -110,12 +122,13 @@ def at(ufunc, a, indices, b=None):
         written (NumPy also checks every index before its first write).
     ValueError
         ``b`` does not broadcast to ``a[indices]``, ``b`` missing for a
-        binary ufunc or given for a unary one; a read-only ``a``, for every
+        binary ufunc or given (``None`` too) for a unary one; a read-only ``a``, for every
         index (NumPy 2.4's ``ufunc.at`` raises this only where each update meets
         a slice of ``a``, and otherwise writes into the read-only ``a``).
     TypeError
         ``a`` is not an ndarray, or the ufunc has no loop for the dtypes or
-        its result cannot be cast back to ``a.dtype``.
+        its result cannot be cast back to ``a.dtype`` (``b=None`` for a
+        binary ufunc: NumPy's object loop meets ``None``).
 
     Notes
     -----
@@ -167,9 +180,9 @@ def _read_only_at(ufunc, a, indices, b):
 
 
 def _numpy_at(ufunc, a, indices, b):
-    """NumPy's own ufunc.at (b left out when not given, as a unary ufunc wants), with b
-    broadcast first where NumPy would read past it."""
-    if b is None:
+    """NumPy's own ufunc.at (b left out when not given, as a unary ufunc wants; None passed
+    on as NumPy takes it), with b broadcast first where NumPy would read past it."""
+    if b is _NO_B:
         ufunc.at(a, indices)
         return
     if type(b) in _ARRAY_B and (type(indices) is not np.ndarray or indices.ndim > 1):
@@ -218,7 +231,7 @@ def _plan(ufunc, a, indices, b):
         reduction = _REDUCTION.get(ufunc)
     except TypeError:          # an unhashable "ufunc": NumPy says what is wrong
         return None
-    if reduction is None or b is None or not (type(a) is np.ndarray or _plain_array(a)):
+    if reduction is None or b is _NO_B or b is None or not (type(a) is np.ndarray or _plain_array(a)):
         return None
     if type(b) not in _SCALAR_B:
         if not isinstance(b, _PLAIN_B) and not isinstance(b, np.generic):

@@ -232,6 +232,24 @@ def test_unary_ufuncs():
     _both(np.invert, np.arange(6, dtype=np.uint8), [1, 1, 5])
 
 
+def test_leaving_b_out_differs_from_none():
+    """As in ufunc.at: b left out is no operand, None is one (NumPy makes it an object
+    array), with NumPy's exception classes for each."""
+    import inspect
+    assert repr(inspect.signature(scatterops.at).parameters["b"].default) == "<no b>"
+    for ufunc, args, exc in [(np.add, (), ValueError), (np.add, (None,), TypeError),
+                             (np.negative, (None,), ValueError), (np.negative, (1.0,), ValueError)]:
+        with pytest.raises(exc) as theirs:
+            ufunc.at(np.zeros(3), [0], *args)
+        with pytest.raises(exc) as mine:
+            scatterops.at(ufunc, np.zeros(3), [0], *args)
+        assert str(mine.value) == str(theirs.value)
+    theirs, mine = np.ones(3, bool), np.ones(3, bool)      # an object loop that takes None
+    np.logical_and.at(theirs, [0, 2], None)
+    scatterops.at(np.logical_and, mine, [0, 2], None)
+    S.assert_identical(mine, theirs, where="a")
+
+
 def test_b_overlapping_a_is_read_as_before_the_call():
     a = np.arange(6.0)
     _both(np.add, a, [1, 2, 3], a[0:3])
@@ -302,6 +320,9 @@ def test_bad_index_leaves_a_untouched(index):
     lambda a: (np.add, a, [0], np.ones(2)),          # b does not broadcast
     lambda a: (np.add, a, [0]),                       # no b for a binary ufunc
     lambda a: (np.negative, a, [0], 1.0),             # b for a unary one
+    lambda a: (np.add, a, [0], None),                 # None is a b (an object array): TypeError
+    lambda a: (np.negative, a, [0], None),            # None is a b, given to a unary ufunc
+    lambda a: (np.maximum, a.astype(np.int8), [0, 1], None),
     lambda a: (np.add, a, [0], "x"),                  # no loop
     lambda a: (np.add, a.tolist(), [0], 1.0),         # not an array
     lambda a: (np.subtract, a > 0, [0], True),        # boolean subtract
