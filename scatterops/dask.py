@@ -408,6 +408,15 @@ def _aligned(x: Any, shape: Tuple[int, ...], chunks: Tuple[Tuple[int, ...], ...]
     return da.from_array(arr, chunks=chunks, name=False)
 
 
+def _require_known_chunks(name: str, arg: str, x: Any) -> None:
+    """A dask argument whose chunk sizes are unknown (``x[x > 3]``, say) is a ValueError
+    naming it: its shape decides the call, and dask learns it only by computing."""
+    if _is_dask(x) and any(c != c for dim in x.chunks for c in dim):     # NaN: unknown
+        raise ValueError(f"scatterops.dask.{name}: {arg} has unknown chunk sizes (shape "
+                         f"{x.shape}); its shape decides the call: call "
+                         f"{arg}.compute_chunk_sizes() first, as dask asks")
+
+
 _EMPTY_CALLS = {   # a valid call with nothing to do: it checks mode= alone
     "scatter_update": lambda: (np.zeros(1), np.zeros(0, np.intp), np.zeros(0), 0),
     "scatter_nd": lambda: (np.zeros(1), np.zeros((0, 1), np.intp), np.zeros(0)),
@@ -421,6 +430,8 @@ def _scatter(name: str, data: Any, indices: Any, updates: Any, axis: Any, reduct
         raise TypeError(f"scatterops.dask.{name}: out= is not supported: a lazy result has "
                         "no place to write (compute the result, or use scatterops."
                         f"{name} with out= on NumPy arrays)")
+    for arg, x in (("data", data), ("indices", indices), ("updates", updates)):
+        _require_known_chunks(name, arg, x)
     kwargs = {"reduction": reduction, "include_self": include_self}
     # mode= is the core's to check (first, as the core binds it); the stand-in calls use
     # "raise" so that their out-of-range index stops them before any work
