@@ -18,7 +18,9 @@ _COMMON = """
         the last update to an element wins), ``"add"``/``"sum"``, ``"sub"``,
         ``"mul"``/``"prod"``/``"multiply"``, ``"max"``/``"amax"``,
         ``"min"``/``"amin"`` (as ``np.add.at`` etc. would, bit for bit) or
-        ``"mean"``.
+        ``"mean"``.  No floating-point warning or error is raised, on any
+        dtype, whatever ``np.errstate`` says: an overflow gives ``inf``, an
+        invalid operation NaN, where ``np.add.at`` would warn.
     include_self : bool, optional
         With False, an element that updates hit starts from its first update
         instead of its value in ``data`` (PyTorch ``include_self``, OpenVINO

@@ -132,11 +132,14 @@ def at(ufunc, a, indices, b=_NO_B):
 
     Notes
     -----
-    Where the C core runs, it emits no floating-point warnings (an overflow
-    simply gives ``inf``); NumPy's ``ufunc.at`` warns as ``np.errstate`` says.
-    Under an error mode that raises or calls a function for overflow,
-    invalid or divide, the call runs NumPy's ``ufunc.at`` instead, so those
-    modes behave as in NumPy.
+    Floating-point errors: where the C core runs (the five ufuncs above on
+    its dtypes), it emits no floating-point warnings, so under NumPy's
+    default error mode ("warn") an overflow gives ``inf`` and an invalid
+    operation NaN without the ``RuntimeWarning`` NumPy's ``ufunc.at`` emits.
+    Under an error mode that raises, calls or logs for overflow, invalid or
+    divide, the call runs NumPy's ``ufunc.at`` instead, so those modes
+    behave as in NumPy (``FloatingPointError`` under "raise"), and so does
+    every call NumPy's ``ufunc.at`` runs.
 
     Examples
     --------

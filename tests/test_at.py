@@ -385,6 +385,19 @@ def test_unsafe_cast_back_as_numpy():
     _both(np.multiply, np.arange(3, dtype=np.uint8), [1], -1.5)
 
 
+def test_floating_point_warnings_are_not_emitted_where_the_c_core_runs(monkeypatch):
+    """the at docstring's Notes: under NumPy's default error mode the C path gives inf
+    without NumPy's RuntimeWarning (NumPy's ufunc.at is not asked)"""
+    import warnings
+    monkeypatch.setattr(_at, "_numpy_at", lambda *args: pytest.fail("NumPy's ufunc.at was called"))
+    a = np.array([1e308, 0.0] * 600)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all="warn"):
+            scatterops.at(np.add, a, np.zeros(1200, np.intp), 1e308)
+    assert a[0] == np.inf
+
+
 def test_floating_point_errors_follow_errstate_raise():
     a = np.array([1e308, 0.0])
     with np.errstate(over="raise"):
