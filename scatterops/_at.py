@@ -62,14 +62,15 @@ class _NoB:
 
 _NO_B = _NoB()
 
-# the ufuncs with a C reduction: each is bit-identical to the ufunc in C order
-_REDUCTION = {np.add: "add", np.subtract: "sub", np.multiply: "mul",
-              np.maximum: "max", np.minimum: "min"}
+# the ufuncs with a C reduction, {ufunc: reduction} (the core's table): each is
+# bit-identical to ufunc.at in C order
+_REDUCTION = dict(_core.UFUNC_REDUCTIONS)
 # wrap-around integer arithmetic: computing in a wider integer type and casting
 # back (unsafe, as ufunc.at casts) gives the result of computing in a's type
 _MODULAR = frozenset(("add", "sub", "mul"))
-# dtypes with a C loop (native byte order): bool, the integers, float16..64, complex64/128
-_C_LOOP_CHARS = frozenset("?bBhHiIlLqQefdFD")
+# {reduction: the type characters of the native dtypes the core has its loop for}
+# (no boolean subtract, as in NumPy: its ufunc.at says so)
+_TYPED = {name: frozenset(_core.TYPED_DTYPES[name]) for name in _REDUCTION.values()}
 # ufunc.at converts b with numpy.asarray; these are taken as it takes them
 _PLAIN_B = (int, float, complex, bool, list, tuple, np.ndarray)
 _SCALAR_B = frozenset((int, float, complex, bool, np.ndarray))   # the commonest, by type
@@ -244,7 +245,7 @@ def _plan(ufunc, a, indices, b):
     dt = a.dtype
     if a.ndim == 1 and type(indices) is np.ndarray and indices.size < _SMALL_1D and indices.ndim <= 1:
         return None        # NumPy's own 1-d loop: as fast, and less to set up
-    if not (dt.isnative and dt.char in _C_LOOP_CHARS and a.ndim >= 1):
+    if not (dt.isnative and dt.char in _TYPED[reduction] and a.ndim >= 1):
         return None
     flags = a.flags
     if not (flags.aligned and (flags.c_contiguous or flags.f_contiguous or _elements_apart(a))):
@@ -257,8 +258,6 @@ def _plan(ufunc, a, indices, b):
         return None
     if loop != dt and not (reduction in _MODULAR and dt.kind in "iu" and loop.kind in "iu"):
         return None
-    if dt.kind == "b" and reduction == "sub":
-        return None        # NumPy refuses boolean subtract: its message
     if dt.kind in "fc" and _fp_errors_act():
         return None
     a_view = a if type(a) is np.ndarray else a.view(np.ndarray)
