@@ -189,7 +189,7 @@ def _numpy_at(ufunc, a, indices, b):
     if b is _NO_B:
         ufunc.at(a, indices)
         return
-    if type(b) in _ARRAY_B and (type(indices) is not np.ndarray or indices.ndim > 1):
+    if (type(indices) is not np.ndarray or indices.ndim > 1) and type(b) in _ARRAY_B:
         b = _b_for_numpy(a, indices, b)
     ufunc.at(a, indices, b)
 
