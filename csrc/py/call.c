@@ -29,11 +29,12 @@ unsigned long so_generic_calls;
  * check finds a bad index the result is dropped unseen and the IndexError is
  * raised as usual.  Two forms:
  *  - split by index value over threads (walk/split): each thread reads every
- *    index anyway, so it checks them as it goes (1e7 int64: saves 7 ms);
+ *    index anyway, so it checks them as it goes, and the separate pass over
+ *    the indices is saved;
  *  - element by element into a small out, one thread: the check runs beside it
  *    as a second task of the pool, which the calling thread also runs when no
- *    worker took it (1e6 updates into 1e5 int64: the check was a fifth of the
- *    call).
+ *    worker took it, so the check overlaps the walk.
+ * docs/design.md ("Checking while walking") has the measurements.
  */
 typedef struct {
     PyArrayObject *idx;
@@ -99,9 +100,9 @@ checked_by_owners(const so_args *a, const so_kernel *kn, int nthreads, int *bad)
      * checking loop is the only one that reads an index.  Blocks of elements
      * go in lists, rows (an expanded index folded into the block, graph message
      * passing) one by one.  Not while the split's kind is backed off (a busy
-     * machine): one owner of everything, checking, was slower than the check
-     * and then the plain walk, which one thread runs (1e6 float32 "none"
-     * updates into 1e5, one CPU kept busy: 1.73 against 1.42 ms) */
+     * machine): one owner of everything, checking, is slower than the check
+     * and then the plain walk, which one thread runs (docs/design.md,
+     * "Checking while walking") */
     if (plan.gnd != 1 || plan.gs_out[0] != 0 || plan.gs_idx[0] == 0 ||
             (plan.bnd == 0 && kn->list == NULL) || plan.k != 1 || plan.out_overlaps ||
             !so_owned_split_runs(&plan, kn, nthreads)) {
@@ -205,7 +206,8 @@ fresh_checked(const so_args *a, const so_kernel *kn, int nthreads)
 /* ---- the walk ---------------------------------------------------------------- */
 
 /* The plan of this call into out (updates upd, mask or NULL), or -1 raised.
- * Plans live on the stack (6 KiB): a heap one cost a tenth of a tiny call. */
+ * Plans live on the stack (6 KiB): a heap one costs a tiny call dearly
+ * (docs/design.md, "The cost of a small call"). */
 static int
 make_plan(so_plan *plan, const so_args *a, PyArrayObject *out, PyArrayObject *upd,
           PyArrayObject *mask)
@@ -218,7 +220,7 @@ make_plan(so_plan *plan, const so_args *a, PyArrayObject *out, PyArrayObject *up
  * "none" the earlier writes of slices that a later one overwrites are dropped
  * first (plan/dedup). */
 static int
-walk(so_plan *plan, const so_kernel *kn, int op, npy_intp work, int nthreads)
+run_plan(so_plan *plan, const so_kernel *kn, int op, npy_intp work, int nthreads)
 {
     so_unlocked u;
     so_poll *poll;
@@ -294,7 +296,7 @@ apply_mean(const so_args *a, PyArrayObject *out, const so_kernel *kn, PyArrayObj
 
 /* The updates applied to out, which already holds data. */
 static int
-apply(const so_args *a, PyArrayObject *out, const so_kernel *kn, int nthreads)
+apply_updates(const so_args *a, PyArrayObject *out, const so_kernel *kn, int nthreads)
 {
     PyArrayObject *mask = NULL;
     so_plan plan;
@@ -308,7 +310,7 @@ apply(const so_args *a, PyArrayObject *out, const so_kernel *kn, int nthreads)
         rc = apply_mean(a, out, kn, mask, nthreads);
     }
     else if (make_plan(&plan, a, out, a->upd, mask) == 0) {
-        rc = walk(&plan, kn, a->op, a->nupd, nthreads);
+        rc = run_plan(&plan, kn, a->op, a->nupd, nthreads);
         free(plan.win);
     }
     else {
@@ -410,7 +412,8 @@ apply_generic(const so_args *a, PyArrayObject *work)
 /* Whether a large call on several threads keeps its 1-D contiguous indices in
  * their own dtype: where the owned split runs it (walk/owned.c reads any dtype;
  * the plain walk of such a plan runs as one owner, plan/validate.c checks it as
- * it is).  1e6 int32 indices into 1e6 float32: the copy to intp cost 1.1 ms. */
+ * it is), and the copy to intp is saved (docs/design.md, "Checking while
+ * walking"). */
 static int
 keeps_index_dtype(const so_args *a, int nthreads)
 {
@@ -471,7 +474,7 @@ so_call_run(so_args *a, int nthreads)
         if (work == NULL) return NULL;
     }
     if (a->nupd > 0) {
-        rc = typed ? apply(a, work, kn, nthreads) : apply_generic(a, work);
+        rc = typed ? apply_updates(a, work, kn, nthreads) : apply_generic(a, work);
         if (rc < 0) {
             so_note_interrupted(so_func_names[a->kind], work == out);
             Py_DECREF(work);

@@ -2,7 +2,7 @@
  * py/direct.c: the direct form of the commonest call -- a typed reduction of
  * 1-D contiguous updates into a 1-D data through 1-D contiguous indices of any
  * integer dtype, run on one thread, and its form on rows of contiguous elements
- * (py/rows.c) -- with no plan and no conversion of the indices: their check at
+ * (py/rows_direct.c) -- with no plan and no conversion of the indices: their check at
  * memory bandwidth (plan/check_run.c), then one element loop chosen by dtype,
  * reduction and index dtype (kernels/indexed.c; the mean's sums and counts
  * together in scratch pairs, then its division: kernels/mean_indexed.c), or one
@@ -96,8 +96,8 @@ direct_mean(const so_args *a, npy_intp n, npy_intp size, int itype, so_indexed_f
 /* The loop of form on n index values from idx and updates from u: the
  * position of the first bad one, where an element loop stopped, or -1. */
 static npy_intp
-apply(const so_direct_form *form, char *o, npy_intp os, npy_intp size, const char *idx,
-      const char *u, npy_intp n)
+run_form_loop(const so_direct_form *form, char *o, npy_intp os, npy_intp size, const char *idx,
+              const char *u, npy_intp n)
 {
     if (form->rows == NULL) return form->elems(o, os, size, idx, u, n);
     return form->rows(o, os, size, idx, u, form->us, n, form->f);
@@ -114,7 +114,7 @@ run_pieces(const so_direct_form *form, char *o, npy_intp os, npy_intp size, cons
     for (c = 0; c < n; c += m) {
         m = n - c < piece ? n - c : piece;
         if (so_stopped(poll)) return SO_CHECK_STOPPED;
-        pos = apply(form, o, os, size, idx + c * isz, u + c * form->us, m);
+        pos = run_form_loop(form, o, os, size, idx + c * isz, u + c * form->us, m);
         if (pos >= 0) return c + pos;
     }
     return -1;
@@ -122,7 +122,7 @@ run_pieces(const so_direct_form *form, char *o, npy_intp os, npy_intp size, cons
 
 /* The IndexError for the bad index at position pos of the loop's run: on rows
  * of scatter_elements' expanded index, row pos of the index (its element
- * (pos, 0, ...); only an index rewritten after py/rows.c checked the column
+ * (pos, 0, ...); only an index rewritten after py/rows_direct.c checked the column
  * gets here). */
 static void
 index_error(const so_args *a, const so_direct_form *form, npy_intp pos)
@@ -241,7 +241,7 @@ so_call_direct(const so_args *a, int nthreads, int *done)
     *done = form.elems != NULL || so_direct_rows(a, nthreads, &form);
     if (!*done) return NULL;
     /* an order-free reduction on several threads, each into its own partial
-     * output (py/partial.c), writes only what can be dropped, as one_pass */
+     * output (py/partial_outputs.c), writes only what can be dropped, as one_pass */
     partial = form.elems != NULL && mean == NULL ? so_partial_threads(a, form.n, size, nthreads)
                                                  : 1;
     if ((form.elems != NULL &&

@@ -9,7 +9,7 @@
  *            owned groups (scalar, AVX-512, AVX2) and their walk
  * split.c    choosing the split, the tasks, the checked owned walk
  * fused.c    out of place: the copy of data and the walk in one pass
- * mean.c     reduction "mean": counting hits, the division of the hit blocks
+ * mean_walk.c reduction "mean": counting hits, the division of the hit blocks
  */
 #ifndef SO_WALK_H
 #define SO_WALK_H
@@ -37,10 +37,10 @@ struct so_walk {
      * the fresh result then) */
     int *bad;
     /* with owned, one component, no mask: when not NULL, hits[v] counts the
-     * applied groups whose index value is v (reduction "mean", walk/mean.c) */
+     * applied groups whose index value is v (reduction "mean", walk/mean_walk.c) */
     npy_intp *hits;
     /* with owned: when not NULL, run by the owner right after its walk, while
-     * its blocks are still in its cache (the mean's division, walk/mean.c) */
+     * its blocks are still in its cache (the mean's division, walk/mean_walk.c) */
     so_walk_hook finish;
     void *finish_ctx;
     /* NULL, or asked between the pieces of a long walk (base.h) */
@@ -82,7 +82,7 @@ int so_direct_form_backs_off(npy_intp size, npy_intp stride, npy_intp nupd);
 /* split.c: whether so_run_threaded would run this plan on several threads
  * now: a split applies, and its kind is not being backed off (if it is, this
  * call counts as one it declined).  For a caller with a one-thread form of its
- * own, faster than the walk on one thread (py/rows.c). */
+ * own, faster than the walk on one thread (py/rows_direct.c). */
 int so_split_runs(const so_plan *p, const so_kernel *kn, int nthreads);
 /* split.c: so_split_runs for the owned split alone: whether so_run_threaded
  * would split this plan by index value now (and so_owned_split_applies holds);
@@ -117,7 +117,7 @@ void so_narrow(so_plan *p, int dim, npy_intp lo, npy_intp hi);
 int so_run_copying(const so_plan *p, const so_kernel *kn, int nthreads, const char *src,
                    npy_intp nbytes, so_poll *poll);
 
-/* mean.c: reduction "mean" on p->out with the add kernel: counts the hits per
+/* mean_walk.c: reduction "mean" on p->out with the add kernel: counts the hits per
  * destination slice or index value, adds, divides.  Returns 1 having done the
  * mean (or been stopped by poll: then, in_place, every element hit holds the
  * mean of the updates applied to it), 0 having done nothing (the plan is not
@@ -125,17 +125,17 @@ int so_run_copying(const so_plan *p, const so_kernel *kn, int nthreads, const ch
  * the caller counts per element, so_mean_counted). */
 int so_mean_run(const so_plan *p, const so_kernel *add, PyArray_Descr *d, int include_self,
                 int nthreads, so_poll *poll, int in_place);
-/* mean.c: the counts per element (cp, into an npy_intp array of out's shape,
+/* mean_walk.c: the counts per element (cp, into an npy_intp array of out's shape,
  * with the count kernel) and the add (p) on up to nthreads threads; in_place
  * with a poll, piece by piece in step, whole groups each, so that stopped the
  * counts are those of the updates applied.  Returns 1 if stopped. */
 int so_mean_counted(const so_plan *p, const so_plan *cp, const so_kernel *add,
                     const so_kernel *count, int nthreads, so_poll *poll, int in_place);
-/* mean.c: divide the block at each destination of hits (from so_count_hits) by
+/* mean_walk.c: divide the block at each destination of hits (from so_count_hits) by
  * its count + include_self, at every combination of the first lead group dims. */
 void so_mean_finish_hits(const so_plan *p, PyArray_Descr *d, int lead, const npy_intp *hits,
                          npy_intp nhits, int include_self, int nthreads);
-/* mean.c: out (any strides) /= counts + include_self where counts (npy_intp, of
+/* mean_walk.c: out (any strides) /= counts + include_self where counts (npy_intp, of
  * out's shape) > 0, for the dtypes with a division loop (else does nothing). */
 void so_mean_finish(PyArrayObject *out, PyArrayObject *counts, int include_self);
 

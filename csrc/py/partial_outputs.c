@@ -1,5 +1,5 @@
 /*
- * py/partial.c: the direct form (direct.c) of a 1-D call on several threads,
+ * py/partial_outputs.c: the direct form (direct.c) of a 1-D call on several threads,
  * split by updates, for the reductions whose result does not depend on order:
  * integer add, sub, mul, max and min (kernels/partial.c).  A float sum in C
  * order cannot be split so, nor "none" (the last update wins): those keep

@@ -1,5 +1,5 @@
 /*
- * py/rows.c: when a call on rows takes the direct form (py/direct.c runs it):
+ * py/rows_direct.c: when a call on rows takes the direct form (py/direct.c runs it):
  * a reduction or "none" of rows of contiguous elements along axis 0 -- data
  * (N, ...) into rows of f elements, updates (n, ...) with contiguous rows,
  * indices 1-D and contiguous (scatter_nd's (n, 1), or scatter_elements' index
@@ -27,7 +27,7 @@ contiguous_row(PyArrayObject *a)
 }
 
 /* addresses and strides that the unsigned words of "none" may be read at
- * (rows.c): multiples of the word's alignment */
+ * (kernels/rows.c): multiples of the word's alignment */
 static int
 words_aligned(npy_intp isz, PyArrayObject *a)
 {

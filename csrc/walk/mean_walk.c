@@ -1,7 +1,9 @@
 /*
- * walk/mean.c: reduction="mean" for the real typed dtypes, in one place: count
- * the hits of each destination, add the updates, and divide each hit element
- * by count + include_self with the division loops of kernels/mean.c.
+ * walk/mean_walk.c: the walk of reduction="mean" on a plan, for the typed
+ * dtypes with a division loop: count the hits of each destination, add the
+ * updates, and divide each hit element by count + include_self with the
+ * division loops of kernels/mean.c.  (The direct form's mean, with no plan,
+ * is kernels/mean_indexed.c, chosen by py/direct.c.)
  *
  * Three ways, tried in this order by so_mean_run: the owners of an index-value
  * split count and divide their own values (owners_mean); or the hits are
