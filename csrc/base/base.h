@@ -8,6 +8,7 @@
  *     kernels  what one update does to one element (assign, reduce, mean division)
  *     plan     the arrays of a checked call as a geometry; index checks; dedup
  *     walk     the walk of a plan (threads, ownership, the fused copy, the mean)
+ *     call     how a checked call runs: the cost model's thresholds (cost.h)
  *     py       the CPython module: argument handling, the fast path, output cache
  *
  * The general way to run a call, for all three operations, is a plan and its

@@ -9,14 +9,8 @@
  */
 #include "py/py.h"
 
-/* data from this size on is copied into a fresh out by the walk itself
- * (walk/fused.c), in the output cache's memory */
-#define SO_FUSED_MIN_BYTES ((npy_intp)1 << 20)
-/* a fresh result of at least this many updates may have its indices checked
- * while the walk runs (the result is dropped unseen on a bad one) */
-#define SO_OVERLAP_MIN ((npy_intp)1 << 16)
-/* the check beside the walk: from SO_SIDE_CHECK_MIN updates (walk.h; it saves
- * a fifth of the call at best, less than a worker's wake-up below) */
+/* The thresholds that choose a strategy here (SO_FUSED_MIN_BYTES,
+ * SO_OVERLAP_MIN, SO_SIDE_CHECK_MIN, the mean's) are call/cost.h's. */
 
 unsigned long so_generic_calls;
 
@@ -105,14 +99,14 @@ checked_by_owners(const so_args *a, const so_kernel *kn, int nthreads, int *bad)
      * "Checking while walking") */
     if (plan.gnd != 1 || plan.gs_out[0] != 0 || plan.gs_idx[0] == 0 ||
             (plan.bnd == 0 && kn->list == NULL) || plan.k != 1 || plan.out_overlaps ||
-            !so_owned_split_runs(&plan, kn, nthreads)) {
+            !so_owned_split_runs(&plan, kn, nthreads, &so_walk_cost_model)) {
         Py_DECREF(result);
         return NULL;
     }
     poll = so_unlock(&u);
     so_parallel_copy(PyArray_BYTES(result), PyArray_BYTES(data), (size_t)PyArray_NBYTES(data),
                      nthreads, poll);
-    ok = so_run_owned_checked(&plan, kn, nthreads, poll);
+    ok = so_run_owned_checked(&plan, kn, nthreads, &so_walk_cost_model, poll);
     if (so_relock(&u) < 0) {
         Py_DECREF(result);
         return NULL;
@@ -237,7 +231,7 @@ run_plan(so_plan *plan, const so_kernel *kn, int op, npy_intp work, int nthreads
     }
     poll = so_unlock(&u);
     if (op == SO_NONE) so_dedup(plan, kn->itemsize, poll);
-    so_run_threaded(plan, kn, nthreads, poll);
+    so_run_threaded(plan, kn, nthreads, &so_walk_cost_model, poll);
     return so_relock(&u);
 }
 
@@ -258,12 +252,13 @@ apply_mean(const so_args *a, PyArrayObject *out, const so_kernel *kn, PyArrayObj
     npy_intp n = a->nupd;
     /* a small call into a small out: counts per element, no threads, no GIL
      * dance (4 to 1000 updates: the hits per slice cost more to set up) */
-    int small = n < SO_GIL_RELEASE_MIN && PyArray_SIZE(out) <= 4 * n + 1024, done = 0;
+    int small = n < SO_GIL_RELEASE_MIN && so_mean_out_small(PyArray_SIZE(out), n), done = 0;
 
     if (make_plan(&plan, a, out, a->upd, mask) < 0) return -1;
     if (!small) {
         poll = so_unlock(&u);
-        done = so_mean_run(&plan, kn, od, a->include_self, nthreads, poll, in_place);
+        done = so_mean_run(&plan, kn, od, a->include_self, nthreads, &so_walk_cost_model, poll,
+                           in_place);
         if (so_relock(&u) < 0) return -1;
     }
     if (done) return 0;
@@ -283,7 +278,8 @@ apply_mean(const so_args *a, PyArrayObject *out, const so_kernel *kn, PyArrayObj
     else {
         /* stopped, in place: each element holds the mean of what was applied */
         poll = so_unlock(&u);
-        if (!so_mean_counted(&plan, &cplan, kn, &ck, nthreads, poll, in_place) || in_place) {
+        if (!so_mean_counted(&plan, &cplan, kn, &ck, nthreads, &so_walk_cost_model, poll,
+                             in_place) || in_place) {
             so_mean_finish(out, counts, a->include_self);
         }
         rc = so_relock(&u);
@@ -341,10 +337,11 @@ fresh_fused(const so_args *a, const so_kernel *kn, int nthreads)
     }
     poll = so_unlock(&u);
     if (a->op == SO_NONE) so_dedup(&plan, kn->itemsize, poll);
-    done = so_run_copying(&plan, kn, nthreads, PyArray_BYTES(data), PyArray_NBYTES(data), poll);
+    done = so_run_copying(&plan, kn, nthreads, &so_walk_cost_model, PyArray_BYTES(data),
+                          PyArray_NBYTES(data), poll);
     if (!done && !so_parallel_copy(PyArray_BYTES(result), PyArray_BYTES(data),
                                    (size_t)PyArray_NBYTES(data), nthreads, poll)) {
-        so_run_threaded(&plan, kn, nthreads, poll);
+        so_run_threaded(&plan, kn, nthreads, &so_walk_cost_model, poll);
     }
     free(plan.win);
     if (so_relock(&u) < 0) Py_CLEAR(result);
@@ -430,7 +427,7 @@ keeps_index_dtype(const so_args *a, int nthreads)
         PyErr_Clear();          /* the general way raises it again */
         return 0;
     }
-    return so_owned_split_applies(&plan, &a->kn, nthreads);
+    return so_owned_split_applies(&plan, &a->kn, nthreads, &so_walk_cost_model);
 }
 
 PyObject *

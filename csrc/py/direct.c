@@ -24,26 +24,11 @@ unsigned long so_direct_calls, so_direct_means, so_direct_one_pass;
  * every index is known good, so it writes where that can be dropped: out of
  * place the fresh result; for a mean its scratch pairs (out is written only by
  * the division after the pass); into out, a scratch copy of data, copied into
- * out only when every index was good (scratch_pays).  The test in the loop is a
- * branch never taken, which costs nothing measurable (1e6 int64 updates into
+ * out only when every index was good (so_scratch_pays).  The test in the loop
+ * is a branch never taken, which costs nothing measurable (1e6 int64 updates into
  * 1e3 float32 at 1 thread: 906 us with a check of each chunk before its loop,
- * 683 us with the loop's own test). */
-#define ONE_PASS_MIN SO_GIL_RELEASE_MIN
-
-/* Into out, the scratch copy pays for an out of at most one core's L2, at
- * least ONE_PASS_MIN updates and twice out's elements (the copy there and back
- * costs little beside them); into an out in L1 only with indices of 4 bytes or
- * more (1e6 int8 indices into 1e2 float32 were no faster so: their second read
- * costs little).  The C model (benchmarks/cmodel/prefetch_model.c, int64
- * indices, ns an update, check then loop -> one pass with its two copies): 1e7
- * updates into 1e5 float32, 1.78 -> 1.46; 1e6 into 1e3, 0.91 -> 0.83. */
-static int
-scratch_pays(const so_args *a, npy_intp n, npy_intp size)
-{
-    npy_intp bytes = size * PyArray_ITEMSIZE(a->data);
-    return n >= ONE_PASS_MIN && n >= 2 * size && bytes <= so_cache_bytes(2) &&
-           (PyArray_ITEMSIZE(a->idx) >= 4 || bytes > so_cache_bytes(1));
-}
+ * 683 us with the loop's own test).  When: from SO_ONE_PASS_MIN updates, and
+ * into out where so_scratch_pays (call/cost.h). */
 
 /* The loop, its index type and length, or NULL when the call is not of this
  * form (call.c then runs it the general way). */
@@ -88,7 +73,7 @@ static const so_mean_indexed *
 direct_mean(const so_args *a, npy_intp n, npy_intp size, int itype, so_indexed_fn *loop)
 {
     const so_mean_indexed *mk = so_mean_indexed_kernel(PyArray_DESCR(a->data));
-    if (mk == NULL || n > SO_MEAN_INDEXED_MAX || size > 4 * n + 1024) return NULL;
+    if (mk == NULL || n > SO_MEAN_INDEXED_MAX || !so_mean_out_small(size, n)) return NULL;
     *loop = (a->include_self ? mk->self : mk->first)[itype];
     return mk;
 }
@@ -131,7 +116,7 @@ index_error(const so_args *a, const so_direct_form *form, npy_intp pos)
     so_args_index_error(a, pos);
 }
 
-/* The call in one pass (see ONE_PASS_MIN): the result, or NULL raised.
+/* The call in one pass (see SO_ONE_PASS_MIN): the result, or NULL raised.
  * Stopped or on a bad index, nothing was written to out.  so_test_rewrite runs
  * where the separate check would have ended, before the loop: the tests tell by
  * it which calls read their indices once (the loop then sees the rewritten
@@ -245,7 +230,8 @@ so_call_direct(const so_args *a, int nthreads, int *done)
     partial = form.elems != NULL && mean == NULL ? so_partial_threads(a, form.n, size, nthreads)
                                                  : 1;
     if ((form.elems != NULL &&
-         (out == NULL || mean != NULL || partial > 1 || scratch_pays(a, form.n, size))) ||
+         (out == NULL || mean != NULL || partial > 1 ||
+          so_scratch_pays(form.n, size, PyArray_ITEMSIZE(a->data), PyArray_ITEMSIZE(a->idx)))) ||
             (form.rows != NULL && out == NULL)) {
         return one_pass(a, &form, mean, nthreads, partial);
     }

@@ -18,9 +18,6 @@
 
 unsigned long so_folded_calls;
 
-/* below this many index values the pass costs more than it can save */
-#define SO_FOLD_MIN ((npy_intp)1 << 12)
-
 /* whether the n items of type T at r all equal the first (n >= 1), which is
  * stored at keep */
 #define ROW_EQUAL(T)                                                                  \
@@ -65,8 +62,8 @@ fold_task_main(void *arg)
 }
 
 /* rows_constant of a 2-d idx on up to nthreads threads (a share each of at
- * least SO_FOLD_PER_THREAD values): 512 MB of index is a memory-bound pass */
-#define SO_FOLD_PER_THREAD ((npy_intp)1 << 20)
+ * least SO_FOLD_PER_THREAD values, call/cost.h): a large index is a
+ * memory-bound pass */
 static int
 rows_constant_2d(PyArrayObject *idx, row_equal_fn eq, char *keep, int nthreads)
 {

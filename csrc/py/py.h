@@ -17,6 +17,7 @@
 #include "kernels/kernels.h"
 #include "plan/plan.h"
 #include "walk/walk.h"
+#include "call/cost.h"
 
 /* A checked call: every argument normalised, every index value in range. */
 typedef struct {
@@ -57,8 +58,6 @@ void so_args_clear(so_args *a);
 int so_args_check_indices(const so_args *a, int nthreads);
 /* indices.c: the size each index component is checked against; their number */
 int so_args_bounds(const so_args *a, npy_intp *bounds);
-/* calls with at least this many indices or updates release the GIL */
-#define SO_GIL_RELEASE_MIN ((npy_intp)1 << 14)
 /* convert.c: numpy.asarray, raising for argument name: always a plain ndarray
  * (a subclass as a view of its memory; a numpy.ma.MaskedArray raises, since
  * its mask cannot be honoured); so_plain_array does the same for an ndarray
