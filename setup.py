@@ -1,7 +1,7 @@
 """Build the one C extension, scatterops._core, from csrc/.
 
 The sources are every .c file under csrc/, found by folder (one folder a layer:
-base, kernels, plan, walk, py), so a new file needs no edit here; includes are
+base, kernels, plan, walk, call, py), so a new file needs no edit here; includes are
 written relative to csrc/ ("base/base.h").
 
 NPY_TARGET_VERSION is pinned to NumPy 1.25 so a wheel built against NumPy 2.x

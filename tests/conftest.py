@@ -56,7 +56,7 @@ def pytest_configure(config):
     # tools/sanitize.sh deselects them with -m "not slow"
     config.addinivalue_line("markers", "slow: seconds of real work; skipped under the sanitizers")
 
-# The cost model (walk/split.c) keeps a call on one thread where threads would not pay on this
+# The cost model (call/cost.h) keeps a call on one thread where threads would not pay on this
 # machine (its caches, how late its workers come).  The suite turns it off so that every split a
 # call can take is taken on any machine, busy or not: the bits of every strategy are tested
 # everywhere.  tests/test_cost_model.py turns it on to test the model itself.

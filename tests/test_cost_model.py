@@ -1,6 +1,6 @@
-"""The cost model (walk/split.c, base/threads.c): a call that threads cannot speed up runs on
-the calling thread, and whatever the model decides -- threads, one thread, a split handed back
-by a busy pool -- the result has the bits of the reference."""
+"""The cost model (call/cost.h, walk/split.c, base/threads.c): a call that threads cannot
+speed up runs on the calling thread, and whatever the model decides -- threads, one thread, a
+split handed back by a busy pool -- the result has the bits of the reference."""
 import os
 import subprocess
 import sys
@@ -121,7 +121,7 @@ def test_a_1d_call_into_an_out_in_l2_runs_the_direct_form_on_two_threads(idx_dty
                                                                         cost_model):
     # 2**19 updates into 40960 float32 (160 KiB: past a core's L1, inside its L2 on any CPU
     # this runs on): split by index value, each of two threads would read every index to
-    # apply its half of them, slower than the direct form on one (walk/split.c,
+    # apply its half of them, slower than the direct form on one (call/cost.c,
     # so_direct_form_pays), out of place with intp indices as with any
     rng = np.random.default_rng(9)
     n, m = 40960, (1 << 19) + 3

@@ -29,7 +29,7 @@ INDEX_DTYPES = [pytest.param(d, marks=pytest.mark.slow)
                 if d in ("int16", "uint8", "uint16", "uint32") else d
                 for d in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")]
 BIG = 1 << 21               # elements: 8 MiB of float32, beyond L2 and 4 MiB: the loop prefetches
-ONE_PASS_MIN = 1 << 14      # py/direct.c's ONE_PASS_MIN (SO_GIL_RELEASE_MIN)
+ONE_PASS_MIN = 1 << 14      # call/cost.h's SO_ONE_PASS_MIN (SO_GIL_RELEASE_MIN)
 CHUNK = 2048                # kernels/indexed.c's RUN_CHUNK: the loop's own chunks
 
 

@@ -1,6 +1,7 @@
 """The C core's layering, checked from the source text (no compiler needed).
 
-csrc/ has one folder a layer, bottom to top: base < kernels < plan < walk < py.
+csrc/ has one folder a layer, bottom to top: base < kernels < plan < walk < call < py
+(call/: how a checked call runs, with no Python object; py/: the binding).
 A file may include its own layer's headers and those of the layers below, never
 above, and no two C files may depend on each other, even through others: file A
 depends on file B if A uses a non-static function or variable that B defines.
@@ -13,7 +14,7 @@ import re
 import pytest
 
 CSRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "csrc")
-LAYERS = ["base", "kernels", "plan", "walk", "py"]
+LAYERS = ["base", "kernels", "plan", "walk", "call", "py"]
 MAX_LINES = 500
 
 

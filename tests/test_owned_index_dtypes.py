@@ -11,7 +11,7 @@ import scatterops as so
 from scatterops import _core, reference
 
 NARROW = ["int8", "int16", "int32", "uint8", "uint16", "uint32", "uint64"]
-# every split needs 2**15 updates a thread (walk/split.c): 3 threads, and a tail that is
+# every split needs 2**15 updates a thread (call/cost.h): 3 threads, and a tail that is
 # no whole vector nor whole chunk of the compaction
 M = 3 * (1 << 15) + 2051
 UFUNCS = {"add": np.add, "max": np.maximum, "min": np.minimum, "mul": np.multiply}

@@ -8,13 +8,17 @@
  *     kernels  what one update does to one element (assign, reduce, mean division)
  *     plan     the arrays of a checked call as a geometry; index checks; dedup
  *     walk     the walk of a plan (threads, ownership, the fused copy, the mean)
+ *     call     how a checked call runs: the cost model's thresholds (cost.h)
  *     py       the CPython module: argument handling, the fast path, output cache
  *
- * The three operations are one walk.  Every update is a *group* (a position in
- * the update index space outside the copied block) plus a *block* (the slice of
- * data it addresses, one element for scatter_elements).  plan/ turns the arrays
- * of a checked call into such a plan; walk/ walks it in C order and calls a
- * kernel (kernels/) on each block.  Kernels see trusted byte offsets only.
+ * The general way to run a call, for all three operations, is a plan and its
+ * walk: every update is a *group* (a position in the update index space
+ * outside the copied block) plus a *block* (the slice of data it addresses,
+ * one element for scatter_elements).  plan/ turns the arrays of a checked call
+ * into such a plan; walk/ walks it in C order and calls a kernel (kernels/) on
+ * each block.  Other strategies (the direct loops of a 1-D call, scatterops.at's
+ * offsets, the Dask routing) call the kernels without a plan; each gives the
+ * bits of that walk.  Kernels see trusted byte offsets only.
  *
  * Base knows nothing of plans, kernels or Python objects; it includes NumPy's
  * headers for npy_intp and friends (and with them Python.h).
@@ -116,7 +120,7 @@ int so_run_tasks_report(void *(*fn)(void *), void *tasks, size_t size, int n, so
  * another on the caller (for tasks that split work evenly, as a copy's) */
 void so_run_tasks_kind(void *(*fn)(void *), void *tasks, size_t size, int n, so_poll *poll,
                        int kind);
-/* The kinds: walk/split.c's splits below SO_JOB_KIND_PARTIAL; py/partial.c's
+/* The kinds: walk/split.c's splits below SO_JOB_KIND_PARTIAL; py/partial_outputs.c's
  * shares by the power of two of the updates; the check beside the walk
  * (py/call.c); a parallel copy and index check by the power of two of their
  * bytes; py/fold.c's pass by the power of two of its values. */

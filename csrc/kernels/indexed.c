@@ -19,14 +19,11 @@
  * u[i+1]) and so on, and is stored when the index changes -- the same
  * operations in the same order, so the same bits -- instead of a chain through
  * memory (a store, then its load forwarded, every update).  A branch per
- * update, mispredicted at each change of index: it wins only on long runs (the
- * C model, benchmarks/cmodel/runs_model.c: 1e6 sorted float32 updates into
- * 1e3, 2.8 -> 0.8 ns an update; into 3e4, runs of 33, 2.0 -> 1.3; into 1e5,
- * runs of 10, 1.4 -> 2.6; random into 1e2, 0.9 -> 1.5).  So each chunk
- * first compares its first RUN_SAMPLES values with the ones RUN_GAP later, and
- * takes the run loop only when most pairs are equal: runs of about 32 or
- * longer.  Only the chunk's head is read, which the loop reads next anyway
- * (pairs spread over the chunk cost 15%: cache misses ahead of the stream). */
+ * update, mispredicted at each change of index: it wins only on long runs.  So
+ * each chunk first compares its first RUN_SAMPLES values with the ones RUN_GAP
+ * later, and takes the run loop only when most pairs are equal: runs of about
+ * 32 or longer.  Only the chunk's head is read, which the loop reads next
+ * anyway (docs/design.md, "The element loops": runs). */
 #define RUN_CHUNK 2048
 #define RUN_SAMPLES 16
 #define RUN_GAP 16
@@ -35,16 +32,10 @@
  * update is a cache miss, and the out-of-order window keeps only so many in
  * flight: the loop prefetches, into L2, the element PREFETCH_AHEAD updates on
  * (its index clamped as the loop clamps it; the last PREFETCH_AHEAD updates of
- * the call without).  The C model, benchmarks/cmodel/prefetch_model.c, 1e6
- * random updates into float32, ns an update, none -> 128 ahead: 1e6 elements
- * 2.19 -> 2.10, 1e7 8.76 -> 6.69, 5e7 12.3 -> 8.73; 16 ahead gained little,
- * 64 to 256 alike; a prefetch into L1 (prefetcht0) 11.5 at 5e7, one for
- * writing (prefetchw) no gain; into an out in L2 a prefetch costs (1e6 into
- * 1e3: 0.68 -> 1.21).  Nor does it pay into an out that stays in L3 from one
- * call to the next, up to PREFETCH_MIN_BYTES (4 MiB, or half of L3 if less):
- * there the loop of four keeps enough misses in flight (four_model.c --warm,
- * an AMD EPYC: into 1e6 float32 1.71-2.15 ns an update against 1.92-2.22,
- * level into 1.5e6, slower from 2e6; docs/performance.md). */
+ * the call without).  Into an out in L2 a prefetch costs more than it saves,
+ * and into an out that stays in L3 from one call to the next, up to
+ * PREFETCH_MIN_BYTES (4 MiB, or half of L3 if less), the loop of four keeps
+ * enough misses in flight (docs/design.md, "The element loops": prefetch). */
 #define PREFETCH_AHEAD 128
 #define PREFETCH_MIN_BYTES ((npy_intp)4 << 20)
 
@@ -73,20 +64,14 @@ SO_INDEX_TYPES(LONG_RUNS)
  * tests into an unsigned max), then the four updates are applied in order, so
  * the same bits.  A group with a bad index leaves to the loop of one update at
  * a time, which stops at the first bad one.  The four loads of an index go out
- * together, and the loop keeps pace with the one LLVM makes of a numba loop
- * (unrolled by four).  Interleaved builds, one thread, float32 add out of
- * place, 7 runs each, median: 1e7 into 1e5 12.37 -> 12.04 ms, 1e6 into 1e5
- * 1.014 -> 0.984, into 3e4 803 -> 762 us, into 1e3 638 -> 589, into 1e2 with
- * int32 indices 593 -> 556, with int8 582 -> 544; into 1e2 with int64 591 ->
- * 601 (1 run of 7 faster).  Beyond L2 (the prefetching loop below) four at a
- * time gained nothing (1e6 into 1e7 and 5e7: 0.97 to 1.02), and is not used.
+ * together.  Beyond L2 (the prefetching loop below) four at a time gains
+ * nothing, and is not used.
  *
  * Unsigned indices have no negative one to wrap: their loop of four reads the
  * four, then tests each with one compare and a branch of its own and applies
  * it (U1_STEP); an index that fails is bad, and the loop returns there.  No
- * label inside the loop, so gcc lays it out straight.  Against one branch for
- * the four, on an AMD EPYC, 1e6 float32 adds, one thread: uint64 into 1e2 to
- * 1e6 0.79-0.98 of the time, uint32 0.75-1.01 (docs/performance.md). */
+ * label inside the loop, so gcc lays it out straight (docs/design.md, "The
+ * element loops": loops of four). */
 /* One update of the unsigned indices' loop of four: an index outside out is bad
  * (there is no negative one to wrap), and the loop stops there. */
 #define U1_STEP(NAME, OP, j, k)                                                       \
@@ -218,34 +203,18 @@ SO_INDEXED_TYPES(FOR_OPS)
  * index leaves to the loop of one update at a time, which stops at the first
  * bad one.  Into an out beyond L2 the indices PREFETCH_AHEAD updates on are
  * read as vectors too, clamped, and their elements prefetched.  Two loads for
- * eight indices instead of eight leave the load ports to out and the updates:
- * the C model (benchmarks/cmodel/four_model.c, vec8, against the loops above,
- * 1e6 int64 indices, three runs, each variant's median of 15 interleaved): into
- * 1e3 float32 6-16% faster, as fast as the loop without any test (numba's);
- * into 1e5 int64 8-16%; with the prefetch into 1e6 float32 4-13%, int64
- * 10-12%.  In the package (one build, AVX2 on then off in each of 8
- * processes, one thread, 1e6 updates, median of the ratios): into 1e3 float32
- * 0.92, int64 0.87; into 1e5 int64 0.88; into 1e6 float32 0.92; into 1e2
- * float32 0.90 (16 processes); into 1e5 float32 level.  Not for uint64
- * indices, whose loop of four has no wrap to save: there it was 1.07 into 1e2
- * float32 and 1.10 into 1e3 float32, level into 1e5 and 1e6.  Chunks with long
- * runs take the loop above. */
+ * eight indices instead of eight leave the load ports to out and the updates.
+ * Not for uint64 indices, whose loop of four has no wrap to save.  Chunks with
+ * long runs take the loop above (docs/design.md, "The element loops": loops of
+ * eight). */
 #if SO_X86_VECTOR
 /* With int32, int16 or int8 indices (int32 only beyond L2, or after many
  * negative indices: V1_NEG_LIMIT below) the eight are one vector (int16 and
  * int8 sign-extended to 32 bits as they are loaded), wrapped and tested in
  * 32-bit lanes, then widened to two vectors of int64 for V8_APPLY4: one load
  * for eight indices.  The 32-bit wrap needs size below 2^31; a larger out
- * takes the loop of four.  The C model (four_model.c --index int32, vec8n and
- * vec8npf against tested4 and testedpf, the loops above; three runs, each
- * variant's median of 15 interleaved): into 1e2 and 1e3 float32 and 1e3 int64
- * 10-32% faster, into 1e5 float32 and int64 2-16%; with the prefetch into 1e6
- * float32 14-22%, 1e6 int64 10-14%, 1e7 float32 -8% to +13% (faster in 2 of
- * 3).  --index int8 into 1e2 float32 20-35%, int64 21-29%; --index int16 into
- * 1e3 float32 9-20%, into 3e4 -2% to +12%.  In the package (AVX2 on against
- * off, one thread, 1e6 updates, medians over 12-16 processes): into int64 out
- * faster (int32 indices into 1e3 and 1e5 0.85-0.93, int8 into 1e2 0.75), into
- * 1e6 float32 0.90, into float32 in cache level (0.88-1.03).
+ * takes the loop of four (docs/design.md, "The element loops": loops of
+ * eight).
  *
  * Per lane width W (64: int64 indices, 32: the narrower ones): V8_CONSTS_W the
  * loop's constants; V8_FITS_W(size) whether its wrap holds for size;
@@ -330,49 +299,20 @@ SO_INDEXED_TYPES(FOR_OPS)
  * a single unsigned compare against size and a branch of its own, and no
  * wrap: a negative index fails the compare and goes to the step of one update
  * below (wrapped, tested, applied, or the loop stops there), and the four go
- * on.  The wrap is what cost: the C model (four_model.c's utest4, 1e6
- * non-negative int64 indices, ns an update, two runs) into 1e2 float32 0.775
- * against the loop of eight's 0.941 and the loop without any test's (numba's,
- * wrapping each index) 0.810; into 1e3 0.730 against 0.862 and 0.749; into
- * 3e4 1.274 against 1.306 and 1.310; into 1e2 int64 0.882 against 1.040.
- * Four tests folded into one branch were slower than either (1.03-1.09 into
- * 1e2: gcc makes an unsigned max of the four, a chain).  Each negative index
- * costs a mispredicted branch here (half of them negative: 7 ns an update), so
- * after V1_NEG_LIMIT of them in a call the rest of it takes the loop of eight,
- * which wraps in its vectors.  In the package (builds before and after in 6
- * interleaved pairs of processes, one thread, 1e6 float32 adds out of place,
- * scatterops' time over a numba loop's on a copy of data, median; after/before
- * and the pairs where after was faster), int64 indices: into 1e2 1.128 ->
- * 0.966 (0.86, 6 of 6), 1e3 1.115 -> 0.957 (0.86, 6 of 6), 3e4 1.046 -> 1.007
- * (0.96, 6 of 6), 1e5 level (1.00, 3 of 6); half or all of the indices
- * negative level (1.02, 1.05; the noise: int32 indices, whose loop had not
- * changed, 1.05).  int32 indices, against the one-vector loop of eight (level
- * in the model): into 1e2 0.94 (6 of 6), 1e3 0.95 (5 of 6), 3e4 0.96 (5 of
- * 6), 1e5 0.97 (4 of 6).  int16 keeps the loop of eight: with this loop it
- * was level into 1e2 (1.02) and slower into 3e4 (1.08).  int8 was level too
- * (1.00) while the loop of four was laid out crooked (below); laid out
- * straight, on an AMD EPYC, 1e6 int8 indices into 1e2 float32, 8 interleaved
- * pairs of processes: 1006 -> 792 us (faster in 7 of 8); into 1e3, where
- * int8 indices wrap to negative ones and the call soon takes the loop of
- * eight, level (1.02).  The four indices are read before the first is tested:
- * read one by one before each test, the gain into 1e2 and 1e3 was 0.91 and 0.97.
- * The loop of four is a loop of its own inside the one that
- * counts the negative indices, entered only from the top: with one loop for
- * both, gcc placed two of the four updates out of line, three taken branches
- * every four updates; now one.  On an AMD EPYC (AVX2, 512 KiB L2), 1e6 int64
- * indices into 1e2 float32, one thread, 10 interleaved pairs of processes,
- * median of each one's 55 calls: 1142 -> 817 us (faster in 8 of 10), into 1e3
- * 1104 -> 795 (8 of 10), into 3e4 level (1.05, 5 of 10); the time over a numba
- * loop's in the same process, 8 processes each, 0.90-1.35 (median 1.04) ->
- * 0.87-0.92 (0.90).  int32 into 1e2 0.89 (5 of 8), into 1e3 level; int16
- * into 1e2, 1e3, 3e4 0.70, 0.64, 0.88 (7, 8, 7 of 8; half negative 0.99-1.09). */
+ * on.  The wrap is what costs; four tests folded into one branch are slower
+ * (gcc makes an unsigned max of the four, a chain).  Each negative index
+ * costs a mispredicted branch here, so after V1_NEG_LIMIT of them in a call
+ * the rest of it takes the loop of eight, which wraps in its vectors.  int16
+ * and int8 indices keep the loop of eight.  The four indices are read before
+ * the first is tested.  The loop of four is a loop of its own inside the one
+ * that counts the negative indices, entered only from the top: with one loop
+ * for both, gcc places two of the four updates out of line (docs/design.md,
+ * "The element loops": the tested loop of four). */
 #define V1_NEG_LIMIT 16
 /* j, widened to 64 bits here: without it gcc loads an int32 index as 32 bits
  * and sign-extends it in a register after the branch before it, one more
- * instruction an update.  With it (the same 6 pairs as above) int32 indices
- * took 0.84x the time into 1e2, 1e3 and 3e4 (6, 6 and 5 of 6) and 0.96x into
- * 1e5; int64 level (0.95-1.03); int32 over int64 in one process, 15 rounds
- * each, 0.83-0.90 (13-15 of 15), where it had been 0.93-1.10. */
+ * instruction an update (docs/design.md, "The element loops": the tested loop
+ * of four). */
 #define V1_WIDE(j) __asm__("" : "+r"(j))
 #define V1_STEP(NAME, OP, j, k)                                                       \
     if (NPY_UNLIKELY((npy_uintp)(j) >= (npy_uintp)size)) {                            \

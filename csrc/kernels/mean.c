@@ -3,7 +3,7 @@
  * every element that updates hit becomes sum / (count + include_self), divided
  * by kernels/mean_div.h's rule for its dtype.  The other dtypes finish in
  * NumPy (scatterops/_generic.py: mean_divide).  Which elements and counts:
- * walk/mean.c.
+ * walk/mean_walk.c.
  */
 #include "kernels/mean_div.h"
 

@@ -356,15 +356,15 @@ so_args_clear(so_args *a)
 int
 so_args_parse(so_args *a, int kind, PyObject *data, PyObject *indices, PyObject *updates,
               PyObject *axis, PyObject *reduction, PyObject *include_self, PyObject *mode,
-              PyObject *out, int nthreads)
+              PyObject *out)
 {
     const char *func = so_func_names[kind];
     npy_intp req[SO_MAXDIMS];
     PyArrayObject *orig = NULL, *c;
     int entry, ur;
 
-    /* field by field: a memset of the whole struct compiles to rep stos, whose
-     * start-up was a tenth of a 4-update in-place call */
+    /* field by field, not a memset of the whole struct (rep stos: its start-up
+     * is costly for a tiny call; docs/design.md, "The cost of a small call") */
     a->data = a->idx = a->given_idx = a->upd = a->out = NULL;
     a->axis = 0;
     a->typed = 0;

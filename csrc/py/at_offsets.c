@@ -17,9 +17,8 @@
  * arrays, and no array of offsets: the first checks every value (nothing is
  * written on a bad one), the second makes each chunk's offsets again and
  * applies the chunk's updates there with the typed kernel, in C order of the
- * broadcast shape.  (An array of offsets, checked as it was made and then
- * walked, wrote and read 8 bytes more per update; the walk's own check of them
- * was a third pass.)
+ * broadcast shape.  No array of offsets is made: it would write and read 8
+ * bytes more per update (docs/design.md, "scatterops.at on index arrays").
  */
 #include "py/py.h"
 
@@ -33,8 +32,8 @@
  * out[i] += wrap(v_i) * step (the values checked).  The add loops come in two
  * builds: "wide" for any size and step, "narrow" for sizes and steps that fit
  * in 31 bits, whose product is a 32 x 32 -> 64-bit multiply that vectorises,
- * and "unit" for a step of 1 (no multiply).  Where the CPU has AVX2, both run with it (2 x 1e6 int64 took
- * 2.4 ms to check and add in one wide scalar loop). */
+ * and "unit" for a step of 1 (no multiply).  Where the CPU has AVX2, both run
+ * with it (docs/design.md, "scatterops.at on index arrays"). */
 typedef int (*so_at_loop_fn)(npy_intp *restrict out, const char *in, npy_intp is, npy_intp n,
                              npy_intp size, npy_intp step);
 #define SO_AT_FOR(T, STMT)                                                             \

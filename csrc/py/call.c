@@ -9,14 +9,8 @@
  */
 #include "py/py.h"
 
-/* data from this size on is copied into a fresh out by the walk itself
- * (walk/fused.c), in the output cache's memory */
-#define SO_FUSED_MIN_BYTES ((npy_intp)1 << 20)
-/* a fresh result of at least this many updates may have its indices checked
- * while the walk runs (the result is dropped unseen on a bad one) */
-#define SO_OVERLAP_MIN ((npy_intp)1 << 16)
-/* the check beside the walk: from SO_SIDE_CHECK_MIN updates (walk.h; it saves
- * a fifth of the call at best, less than a worker's wake-up below) */
+/* The thresholds that choose a strategy here (SO_FUSED_MIN_BYTES,
+ * SO_OVERLAP_MIN, SO_SIDE_CHECK_MIN, the mean's) are call/cost.h's. */
 
 unsigned long so_generic_calls;
 
@@ -29,11 +23,12 @@ unsigned long so_generic_calls;
  * check finds a bad index the result is dropped unseen and the IndexError is
  * raised as usual.  Two forms:
  *  - split by index value over threads (walk/split): each thread reads every
- *    index anyway, so it checks them as it goes (1e7 int64: saves 7 ms);
+ *    index anyway, so it checks them as it goes, and the separate pass over
+ *    the indices is saved;
  *  - element by element into a small out, one thread: the check runs beside it
  *    as a second task of the pool, which the calling thread also runs when no
- *    worker took it (1e6 updates into 1e5 int64: the check was a fifth of the
- *    call).
+ *    worker took it, so the check overlaps the walk.
+ * docs/design.md ("Checking while walking") has the measurements.
  */
 typedef struct {
     PyArrayObject *idx;
@@ -99,19 +94,19 @@ checked_by_owners(const so_args *a, const so_kernel *kn, int nthreads, int *bad)
      * checking loop is the only one that reads an index.  Blocks of elements
      * go in lists, rows (an expanded index folded into the block, graph message
      * passing) one by one.  Not while the split's kind is backed off (a busy
-     * machine): one owner of everything, checking, was slower than the check
-     * and then the plain walk, which one thread runs (1e6 float32 "none"
-     * updates into 1e5, one CPU kept busy: 1.73 against 1.42 ms) */
+     * machine): one owner of everything, checking, is slower than the check
+     * and then the plain walk, which one thread runs (docs/design.md,
+     * "Checking while walking") */
     if (plan.gnd != 1 || plan.gs_out[0] != 0 || plan.gs_idx[0] == 0 ||
             (plan.bnd == 0 && kn->list == NULL) || plan.k != 1 || plan.out_overlaps ||
-            !so_owned_split_runs(&plan, kn, nthreads)) {
+            !so_owned_split_runs(&plan, kn, nthreads, &so_walk_cost_model)) {
         Py_DECREF(result);
         return NULL;
     }
     poll = so_unlock(&u);
     so_parallel_copy(PyArray_BYTES(result), PyArray_BYTES(data), (size_t)PyArray_NBYTES(data),
                      nthreads, poll);
-    ok = so_run_owned_checked(&plan, kn, nthreads, poll);
+    ok = so_run_owned_checked(&plan, kn, nthreads, &so_walk_cost_model, poll);
     if (so_relock(&u) < 0) {
         Py_DECREF(result);
         return NULL;
@@ -205,7 +200,8 @@ fresh_checked(const so_args *a, const so_kernel *kn, int nthreads)
 /* ---- the walk ---------------------------------------------------------------- */
 
 /* The plan of this call into out (updates upd, mask or NULL), or -1 raised.
- * Plans live on the stack (6 KiB): a heap one cost a tenth of a tiny call. */
+ * Plans live on the stack (6 KiB): a heap one costs a tiny call dearly
+ * (docs/design.md, "The cost of a small call"). */
 static int
 make_plan(so_plan *plan, const so_args *a, PyArrayObject *out, PyArrayObject *upd,
           PyArrayObject *mask)
@@ -218,7 +214,7 @@ make_plan(so_plan *plan, const so_args *a, PyArrayObject *out, PyArrayObject *up
  * "none" the earlier writes of slices that a later one overwrites are dropped
  * first (plan/dedup). */
 static int
-walk(so_plan *plan, const so_kernel *kn, int op, npy_intp work, int nthreads)
+run_plan(so_plan *plan, const so_kernel *kn, int op, npy_intp work, int nthreads)
 {
     so_unlocked u;
     so_poll *poll;
@@ -235,7 +231,7 @@ walk(so_plan *plan, const so_kernel *kn, int op, npy_intp work, int nthreads)
     }
     poll = so_unlock(&u);
     if (op == SO_NONE) so_dedup(plan, kn->itemsize, poll);
-    so_run_threaded(plan, kn, nthreads, poll);
+    so_run_threaded(plan, kn, nthreads, &so_walk_cost_model, poll);
     return so_relock(&u);
 }
 
@@ -256,12 +252,13 @@ apply_mean(const so_args *a, PyArrayObject *out, const so_kernel *kn, PyArrayObj
     npy_intp n = a->nupd;
     /* a small call into a small out: counts per element, no threads, no GIL
      * dance (4 to 1000 updates: the hits per slice cost more to set up) */
-    int small = n < SO_GIL_RELEASE_MIN && PyArray_SIZE(out) <= 4 * n + 1024, done = 0;
+    int small = n < SO_GIL_RELEASE_MIN && so_mean_out_small(PyArray_SIZE(out), n), done = 0;
 
     if (make_plan(&plan, a, out, a->upd, mask) < 0) return -1;
     if (!small) {
         poll = so_unlock(&u);
-        done = so_mean_run(&plan, kn, od, a->include_self, nthreads, poll, in_place);
+        done = so_mean_run(&plan, kn, od, a->include_self, nthreads, &so_walk_cost_model, poll,
+                           in_place);
         if (so_relock(&u) < 0) return -1;
     }
     if (done) return 0;
@@ -281,7 +278,8 @@ apply_mean(const so_args *a, PyArrayObject *out, const so_kernel *kn, PyArrayObj
     else {
         /* stopped, in place: each element holds the mean of what was applied */
         poll = so_unlock(&u);
-        if (!so_mean_counted(&plan, &cplan, kn, &ck, nthreads, poll, in_place) || in_place) {
+        if (!so_mean_counted(&plan, &cplan, kn, &ck, nthreads, &so_walk_cost_model, poll,
+                             in_place) || in_place) {
             so_mean_finish(out, counts, a->include_self);
         }
         rc = so_relock(&u);
@@ -294,7 +292,7 @@ apply_mean(const so_args *a, PyArrayObject *out, const so_kernel *kn, PyArrayObj
 
 /* The updates applied to out, which already holds data. */
 static int
-apply(const so_args *a, PyArrayObject *out, const so_kernel *kn, int nthreads)
+apply_updates(const so_args *a, PyArrayObject *out, const so_kernel *kn, int nthreads)
 {
     PyArrayObject *mask = NULL;
     so_plan plan;
@@ -308,7 +306,7 @@ apply(const so_args *a, PyArrayObject *out, const so_kernel *kn, int nthreads)
         rc = apply_mean(a, out, kn, mask, nthreads);
     }
     else if (make_plan(&plan, a, out, a->upd, mask) == 0) {
-        rc = walk(&plan, kn, a->op, a->nupd, nthreads);
+        rc = run_plan(&plan, kn, a->op, a->nupd, nthreads);
         free(plan.win);
     }
     else {
@@ -339,10 +337,11 @@ fresh_fused(const so_args *a, const so_kernel *kn, int nthreads)
     }
     poll = so_unlock(&u);
     if (a->op == SO_NONE) so_dedup(&plan, kn->itemsize, poll);
-    done = so_run_copying(&plan, kn, nthreads, PyArray_BYTES(data), PyArray_NBYTES(data), poll);
+    done = so_run_copying(&plan, kn, nthreads, &so_walk_cost_model, PyArray_BYTES(data),
+                          PyArray_NBYTES(data), poll);
     if (!done && !so_parallel_copy(PyArray_BYTES(result), PyArray_BYTES(data),
                                    (size_t)PyArray_NBYTES(data), nthreads, poll)) {
-        so_run_threaded(&plan, kn, nthreads, poll);
+        so_run_threaded(&plan, kn, nthreads, &so_walk_cost_model, poll);
     }
     free(plan.win);
     if (so_relock(&u) < 0) Py_CLEAR(result);
@@ -410,7 +409,8 @@ apply_generic(const so_args *a, PyArrayObject *work)
 /* Whether a large call on several threads keeps its 1-D contiguous indices in
  * their own dtype: where the owned split runs it (walk/owned.c reads any dtype;
  * the plain walk of such a plan runs as one owner, plan/validate.c checks it as
- * it is).  1e6 int32 indices into 1e6 float32: the copy to intp cost 1.1 ms. */
+ * it is), and the copy to intp is saved (docs/design.md, "Checking while
+ * walking"). */
 static int
 keeps_index_dtype(const so_args *a, int nthreads)
 {
@@ -427,7 +427,7 @@ keeps_index_dtype(const so_args *a, int nthreads)
         PyErr_Clear();          /* the general way raises it again */
         return 0;
     }
-    return so_owned_split_applies(&plan, &a->kn, nthreads);
+    return so_owned_split_applies(&plan, &a->kn, nthreads, &so_walk_cost_model);
 }
 
 PyObject *
@@ -471,7 +471,7 @@ so_call_run(so_args *a, int nthreads)
         if (work == NULL) return NULL;
     }
     if (a->nupd > 0) {
-        rc = typed ? apply(a, work, kn, nthreads) : apply_generic(a, work);
+        rc = typed ? apply_updates(a, work, kn, nthreads) : apply_generic(a, work);
         if (rc < 0) {
             so_note_interrupted(so_func_names[a->kind], work == out);
             Py_DECREF(work);

@@ -2,7 +2,7 @@
  * py/direct.c: the direct form of the commonest call -- a typed reduction of
  * 1-D contiguous updates into a 1-D data through 1-D contiguous indices of any
  * integer dtype, run on one thread, and its form on rows of contiguous elements
- * (py/rows.c) -- with no plan and no conversion of the indices: their check at
+ * (py/rows_direct.c) -- with no plan and no conversion of the indices: their check at
  * memory bandwidth (plan/check_run.c), then one element loop chosen by dtype,
  * reduction and index dtype (kernels/indexed.c; the mean's sums and counts
  * together in scratch pairs, then its division: kernels/mean_indexed.c), or one
@@ -24,26 +24,11 @@ unsigned long so_direct_calls, so_direct_means, so_direct_one_pass;
  * every index is known good, so it writes where that can be dropped: out of
  * place the fresh result; for a mean its scratch pairs (out is written only by
  * the division after the pass); into out, a scratch copy of data, copied into
- * out only when every index was good (scratch_pays).  The test in the loop is a
- * branch never taken, which costs nothing measurable (1e6 int64 updates into
+ * out only when every index was good (so_scratch_pays).  The test in the loop
+ * is a branch never taken, which costs nothing measurable (1e6 int64 updates into
  * 1e3 float32 at 1 thread: 906 us with a check of each chunk before its loop,
- * 683 us with the loop's own test). */
-#define ONE_PASS_MIN SO_GIL_RELEASE_MIN
-
-/* Into out, the scratch copy pays for an out of at most one core's L2, at
- * least ONE_PASS_MIN updates and twice out's elements (the copy there and back
- * costs little beside them); into an out in L1 only with indices of 4 bytes or
- * more (1e6 int8 indices into 1e2 float32 were no faster so: their second read
- * costs little).  The C model (benchmarks/cmodel/prefetch_model.c, int64
- * indices, ns an update, check then loop -> one pass with its two copies): 1e7
- * updates into 1e5 float32, 1.78 -> 1.46; 1e6 into 1e3, 0.91 -> 0.83. */
-static int
-scratch_pays(const so_args *a, npy_intp n, npy_intp size)
-{
-    npy_intp bytes = size * PyArray_ITEMSIZE(a->data);
-    return n >= ONE_PASS_MIN && n >= 2 * size && bytes <= so_cache_bytes(2) &&
-           (PyArray_ITEMSIZE(a->idx) >= 4 || bytes > so_cache_bytes(1));
-}
+ * 683 us with the loop's own test).  When: from SO_ONE_PASS_MIN updates, and
+ * into out where so_scratch_pays (call/cost.h). */
 
 /* The loop, its index type and length, or NULL when the call is not of this
  * form (call.c then runs it the general way). */
@@ -88,7 +73,7 @@ static const so_mean_indexed *
 direct_mean(const so_args *a, npy_intp n, npy_intp size, int itype, so_indexed_fn *loop)
 {
     const so_mean_indexed *mk = so_mean_indexed_kernel(PyArray_DESCR(a->data));
-    if (mk == NULL || n > SO_MEAN_INDEXED_MAX || size > 4 * n + 1024) return NULL;
+    if (mk == NULL || n > SO_MEAN_INDEXED_MAX || !so_mean_out_small(size, n)) return NULL;
     *loop = (a->include_self ? mk->self : mk->first)[itype];
     return mk;
 }
@@ -96,8 +81,8 @@ direct_mean(const so_args *a, npy_intp n, npy_intp size, int itype, so_indexed_f
 /* The loop of form on n index values from idx and updates from u: the
  * position of the first bad one, where an element loop stopped, or -1. */
 static npy_intp
-apply(const so_direct_form *form, char *o, npy_intp os, npy_intp size, const char *idx,
-      const char *u, npy_intp n)
+run_form_loop(const so_direct_form *form, char *o, npy_intp os, npy_intp size, const char *idx,
+              const char *u, npy_intp n)
 {
     if (form->rows == NULL) return form->elems(o, os, size, idx, u, n);
     return form->rows(o, os, size, idx, u, form->us, n, form->f);
@@ -114,7 +99,7 @@ run_pieces(const so_direct_form *form, char *o, npy_intp os, npy_intp size, cons
     for (c = 0; c < n; c += m) {
         m = n - c < piece ? n - c : piece;
         if (so_stopped(poll)) return SO_CHECK_STOPPED;
-        pos = apply(form, o, os, size, idx + c * isz, u + c * form->us, m);
+        pos = run_form_loop(form, o, os, size, idx + c * isz, u + c * form->us, m);
         if (pos >= 0) return c + pos;
     }
     return -1;
@@ -122,7 +107,7 @@ run_pieces(const so_direct_form *form, char *o, npy_intp os, npy_intp size, cons
 
 /* The IndexError for the bad index at position pos of the loop's run: on rows
  * of scatter_elements' expanded index, row pos of the index (its element
- * (pos, 0, ...); only an index rewritten after py/rows.c checked the column
+ * (pos, 0, ...); only an index rewritten after py/rows_direct.c checked the column
  * gets here). */
 static void
 index_error(const so_args *a, const so_direct_form *form, npy_intp pos)
@@ -131,7 +116,7 @@ index_error(const so_args *a, const so_direct_form *form, npy_intp pos)
     so_args_index_error(a, pos);
 }
 
-/* The call in one pass (see ONE_PASS_MIN): the result, or NULL raised.
+/* The call in one pass (see SO_ONE_PASS_MIN): the result, or NULL raised.
  * Stopped or on a bad index, nothing was written to out.  so_test_rewrite runs
  * where the separate check would have ended, before the loop: the tests tell by
  * it which calls read their indices once (the loop then sees the rewritten
@@ -241,11 +226,12 @@ so_call_direct(const so_args *a, int nthreads, int *done)
     *done = form.elems != NULL || so_direct_rows(a, nthreads, &form);
     if (!*done) return NULL;
     /* an order-free reduction on several threads, each into its own partial
-     * output (py/partial.c), writes only what can be dropped, as one_pass */
+     * output (py/partial_outputs.c), writes only what can be dropped, as one_pass */
     partial = form.elems != NULL && mean == NULL ? so_partial_threads(a, form.n, size, nthreads)
                                                  : 1;
     if ((form.elems != NULL &&
-         (out == NULL || mean != NULL || partial > 1 || scratch_pays(a, form.n, size))) ||
+         (out == NULL || mean != NULL || partial > 1 ||
+          so_scratch_pays(form.n, size, PyArray_ITEMSIZE(a->data), PyArray_ITEMSIZE(a->idx)))) ||
             (form.rows != NULL && out == NULL)) {
         return one_pass(a, &form, mean, nthreads, partial);
     }

@@ -5,20 +5,18 @@
  * message repeated across the message's features: indices of shape (E, F)
  * whose every row holds one value.  Given as a stride-0 view
  * (np.broadcast_to) the walk sees one destination row per message and applies
- * it as a block; given materialised, it used to walk E*F scattered elements,
- * five times slower.  Here one pass over the index (it reads no more than the
+ * it as a block; given materialised, the walk would visit E*F scattered
+ * elements instead.  Here one pass over the index (it reads no more than the
  * bounds check) finds out whether every row along the last dim is constant;
  * if so the call goes on with a stride-0 view of a compact copy of the first
  * column (made in the same pass), so the materialised index runs the block
- * walk and its bounds check reads each row's value once.  The values are the same, so are the bits.
+ * walk and its bounds check reads each row's value once.  The values are the
+ * same, so are the bits (docs/design.md, "Folding an expanded index").
  */
 #include "py/py.h"
 #include "base/nditer.h"
 
 unsigned long so_folded_calls;
-
-/* below this many index values the pass costs more than it can save */
-#define SO_FOLD_MIN ((npy_intp)1 << 12)
 
 /* whether the n items of type T at r all equal the first (n >= 1), which is
  * stored at keep */
@@ -64,8 +62,8 @@ fold_task_main(void *arg)
 }
 
 /* rows_constant of a 2-d idx on up to nthreads threads (a share each of at
- * least SO_FOLD_PER_THREAD values): 512 MB of index is a memory-bound pass */
-#define SO_FOLD_PER_THREAD ((npy_intp)1 << 20)
+ * least SO_FOLD_PER_THREAD values, call/cost.h): a large index is a
+ * memory-bound pass */
 static int
 rows_constant_2d(PyArrayObject *idx, row_equal_fn eq, char *keep, int nthreads)
 {
@@ -146,8 +144,8 @@ so_fold_equal_rows(so_args *a, int nthreads)
     /* most indices differ along the row at once: only then the whole pass */
     if (!eq(PyArray_BYTES(idx), PyArray_DIM(idx, nd - 1), (char *)&first)) return 0;
     /* the rows' values, kept as the pass reads them: the check and the walk
-     * then read them contiguous, not one a row of the full index (1e6 rows of
-     * 64 int64: 8 MB read, not a cache line a value from 512 MB) */
+     * then read them contiguous, not one a row of the full index (one value
+     * where a cache line of the full index would be read) */
     memcpy(dims, PyArray_DIMS(idx), sizeof(npy_intp) * (size_t)nd);
     dims[nd - 1] = 1;
     Py_INCREF(PyArray_DESCR(idx));

@@ -153,9 +153,9 @@ static PyMethodDef so_methods[] = {
      "direct_one_pass()\n--\n\nHow many calls ran in the direct form's one pass (py/direct.c)."},
     {"partial_calls", so_py_partial_calls, METH_NOARGS,
      "partial_calls()\n--\n\nHow many calls of the direct form were split by updates, each thread\n"
-     "into its own partial output (py/partial.c); a worker that woke late may have taken none."},
+     "into its own partial output (py/partial_outputs.c); a worker that woke late may have taken none."},
     {"rows_direct_calls", so_py_rows_direct_calls, METH_NOARGS,
-     "rows_direct_calls()\n--\n\nHow many calls ran in the direct form on rows (py/rows.c)."},
+     "rows_direct_calls()\n--\n\nHow many calls ran in the direct form on rows (py/rows_direct.c)."},
     {"threads_asked", so_py_threads_asked, METH_NOARGS,
      "threads_asked()\n--\n\nThe most threads one set of tasks (a split walk, a check, a copy)\n"
      "of this thread's calls was split over since it last asked (0: none); resets it."},

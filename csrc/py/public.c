@@ -69,7 +69,7 @@ public_call(int kind, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
     }
     nthreads = so_settings_threads();     /* read once, passed down */
     if (so_args_parse(&a, kind, v[P_DATA], v[P_INDICES], v[P_UPDATES], v[P_AXIS], v[P_REDUCTION],
-                      v[P_INCLUDE_SELF], v[P_MODE], v[P_OUT], nthreads) < 0) {
+                      v[P_INCLUDE_SELF], v[P_MODE], v[P_OUT]) < 0) {
         return NULL;
     }
     res = so_call_run(&a, nthreads);

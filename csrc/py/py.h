@@ -17,6 +17,7 @@
 #include "kernels/kernels.h"
 #include "plan/plan.h"
 #include "walk/walk.h"
+#include "call/cost.h"
 
 /* A checked call: every argument normalised, every index value in range. */
 typedef struct {
@@ -50,20 +51,18 @@ extern const char *const so_func_names[3];
  * frees it. */
 int so_args_parse(so_args *a, int kind, PyObject *data, PyObject *indices, PyObject *updates,
                   PyObject *axis, PyObject *reduction, PyObject *include_self, PyObject *mode,
-                  PyObject *out, int nthreads);
+                  PyObject *out);
 void so_args_clear(so_args *a);
-/* args.c: raise the IndexError for the first index value out of range, if any
- * (-1), else 0 */
+/* indices.c: raise the IndexError for the first index value out of range, if
+ * any (-1), else 0 */
 int so_args_check_indices(const so_args *a, int nthreads);
-/* args.c: the size each index component is checked against; their number */
+/* indices.c: the size each index component is checked against; their number */
 int so_args_bounds(const so_args *a, npy_intp *bounds);
-/* calls with at least this many indices or updates release the GIL */
-#define SO_GIL_RELEASE_MIN ((npy_intp)1 << 14)
 /* convert.c: numpy.asarray, raising for argument name: always a plain ndarray
  * (a subclass as a view of its memory; a numpy.ma.MaskedArray raises, since
  * its mask cannot be honoured); so_plain_array does the same for an ndarray
- * (out).  A plain ndarray, the usual argument, is taken here, inline: a call
- * for each of the three arrays was a tenth of a 4-update in-place call. */
+ * (out).  A plain ndarray, the usual argument, is taken here, inline, with no
+ * call (docs/design.md, "The cost of a small call"). */
 PyArrayObject *so_as_array_converted(const char *func, const char *name, PyObject *o);
 PyArrayObject *so_plain_subclass(const char *func, const char *name, PyArrayObject *a);
 static inline PyArrayObject *
@@ -256,8 +255,8 @@ int so_poll_raised(so_unlocked *u);
 int so_note_interrupted(const char *func, int in_place);
 /* indices.c: so_args_check_indices for a long check, without the GIL and
  * stoppable: -1 raised (a bad index, or Ctrl-C), else 0.  call.c chooses
- * between the two at the call, inline: a small call pays no call for the
- * choice (a 4-update in-place add took 161 ns through a call, 153 inline). */
+ * between the two at the call, inline, so that a small call pays no call for
+ * the choice (docs/design.md, "The cost of a small call"). */
 int so_check_indices_long(const so_args *a, int nthreads);
 /* interrupt.c: PyArray_CopyInto, a large one in slabs with the signals
  * checked between them, or in copy.c's pieces if so_same_bytes_apart;
@@ -285,7 +284,7 @@ int so_tables_add(PyObject *m, PyObject *reductions);
 PyObject *so_py_check_call(PyObject *self, PyObject *args);
 
 /* A call in its direct form: the loop (by element, direct.c's gate; by row of
- * f elements, rows.c's), the index type, the number n of index values and the
+ * f elements, rows_direct.c's), the index type, the number n of index values and the
  * byte step us from one update (row) to the next. */
 typedef struct {
     so_indexed_fn elems;
@@ -293,11 +292,11 @@ typedef struct {
     int itype;
     npy_intp n, f, us;
 } so_direct_form;
-/* rows.c: 1 with *form's rows, f, n, us and itype set if the call takes the
+/* rows_direct.c: 1 with *form's rows, f, n, us and itype set if the call takes the
  * direct form on rows, else 0; so_rows_direct_calls counts the calls that did */
 int so_direct_rows(const so_args *a, int nthreads, so_direct_form *form);
 extern unsigned long so_rows_direct_calls;
-/* partial.c: the threads a call of the direct form on n index values into an
+/* partial_outputs.c: the threads a call of the direct form on n index values into an
  * out of size elements runs on in private partial outputs (an order-free
  * reduction: integer add, sub, mul, max, min with include_self), 1 for none;
  * so_run_partials runs form's loop so into o (step os, a work array the call
@@ -310,7 +309,7 @@ int so_partial_threads(const so_args *a, npy_intp n, npy_intp size, int nthreads
 npy_intp so_run_partials(const so_args *a, const so_direct_form *form, char *o, npy_intp os,
                          npy_intp size, int nthreads, so_poll *poll);
 extern unsigned long so_partial_calls;
-/* direct.c: the call in its direct form (1-D or on rows (rows.c), typed, one
+/* direct.c: the call in its direct form (1-D or on rows (rows_direct.c), typed, one
  * thread, indices of any integer dtype read as they are) with *done = 1, the result or NULL
  * raised; *done = 0 (nothing done) when the call is not of that form. */
 PyObject *so_call_direct(const so_args *a, int nthreads, int *done);

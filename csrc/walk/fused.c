@@ -16,7 +16,6 @@
 #include <stdlib.h>
 
 #define SO_TILE_BYTES ((npy_intp)256 << 10)
-#define SO_MIN_FUSED_PER_THREAD ((npy_intp)4 << 20)
 
 typedef struct {
     so_plan plan;          /* narrowed to this task's bands */
@@ -136,8 +135,8 @@ owned_band(const so_plan *p, npy_intp itemsize)
 }
 
 int
-so_run_copying(const so_plan *p, const so_kernel *kn, int nthreads, const char *src,
-               npy_intp nbytes, so_poll *poll)
+so_run_copying(const so_plan *p, const so_kernel *kn, int nthreads, const so_walk_costs *c,
+               const char *src, npy_intp nbytes, so_poll *poll)
 {
     npy_intp band, nb, gap_n, *gaps;
     so_fused_task one, *tasks;
@@ -152,8 +151,8 @@ so_run_copying(const so_plan *p, const so_kernel *kn, int nthreads, const char *
     gaps = band_gaps(p, band, kn->itemsize, &gap_n);
     if (gaps == NULL) return 0;
 
-    if ((npy_intp)nthreads > nbytes / SO_MIN_FUSED_PER_THREAD) {
-        nthreads = (int)(nbytes / SO_MIN_FUSED_PER_THREAD);
+    if ((npy_intp)nthreads > nbytes / c->fused_per_thread) {
+        nthreads = (int)(nbytes / c->fused_per_thread);
     }
     if (nthreads > nb) nthreads = (int)nb;
     tasks = so_task_array(&one, sizeof one, &nthreads);

@@ -36,15 +36,15 @@ task_main(void *arg)
  * Measured on this project's 2-core Intel machine, C loop, two threads against
  * one: a random scatter-add of 1e7 float32 into 1e7, 75 -> 40 ms; 1e6 rows of
  * 64 float32 added into 1e5 rows, 34 -> 20 ms.  (An earlier AMD machine gave
- * no gain for a branchy version that tested ownership update by update.) */
-#define SO_MIN_BLOCK_RUN 256
+ * no gain for a branchy version that tested ownership update by update.)  A
+ * block dim is split when each thread gets c->min_block_run elements of it. */
 /* split_dim found none: split the values of the first index component
  * (SO_SPLIT_OWNED).  Every owner reads every index, so this wins only where
  * applying an update costs more than reading an index: see choose_split. */
 #define SO_SPLIT_OWNED (-2)
 
 static int
-split_dim(const so_plan *p, int nthreads)
+split_dim(const so_plan *p, int nthreads, const so_walk_costs *c)
 {
     int d;
     for (d = 0; d < p->gnd; d++) {
@@ -53,7 +53,7 @@ split_dim(const so_plan *p, int nthreads)
         }
     }
     for (d = 0; d < p->bnd; d++) {
-        if (p->bs_out[d] != 0 && p->bshape[d] >= nthreads * SO_MIN_BLOCK_RUN) {
+        if (p->bs_out[d] != 0 && p->bshape[d] >= nthreads * c->min_block_run) {
             return p->gnd + d;
         }
     }
@@ -74,7 +74,7 @@ split_dim(const so_plan *p, int nthreads)
  *    compaction, single elements split only into an out beyond half of L3 (at
  *    most SO_OWNED_FAR_BYTES): below it the out stays in L3 between calls, and
  *    one thread's loop there costs less than an owner's compaction of every
- *    index plus its half of the updates (owned_far_pays).
+ *    index plus its half of the updates (so_owned_far_pays).
  *    Into an out in L2 (the vectorised compaction only), an update costs about
  *    what reading and compacting its index does: split from SO_OWNED_MIN_NEAR
  *    groups a thread, and never into an out in L1 (1e6 float32 updates, two threads over
@@ -88,7 +88,7 @@ split_dim(const so_plan *p, int nthreads)
  *    place the direct form reads its indices once, where the check beside
  *    the walk on a second thread read them twice: 1e6 int64 into 1e3
  *    float32 on two threads, 708 -> 656 us, 5 of 5 pairs); beyond L2 the owned
- *    split does where it pays (owned_far_pays).
+ *    split does where it pays (so_owned_far_pays).
  * That is the static part, in choose_split.  Whether the workers are there is
  * the other part: on a busy machine a worker is descheduled, or several
  * callers share the pool, and a thread's share then waits for it.  So each
@@ -98,15 +98,13 @@ split_dim(const so_plan *p, int nthreads)
  * its kind on one thread, 2, 4, ... up to SO_LATE_BACKOFF_MAX of them, then
  * tries threads again (one on time halves the count).  Measured with
  * benchmarks/thread_grid.py (docs/performance.md).  The thread count never
- * changes the result. */
-#define SO_MIN_WORK_PER_THREAD ((npy_intp)1 << 15)
-#define SO_OWNED_MIN_NEAR ((npy_intp)1 << 18)
-#define SO_MIN_OWNED_BYTES ((npy_intp)4 << 20)
-#define SO_OWNED_FAR_BYTES ((npy_intp)12 << 20)
+ * changes the result.  The numbers (SO_MIN_WORK_PER_THREAD as
+ * c->min_work_per_thread, and the others) are the call layer's (call/cost.h),
+ * passed down with the thread count; the rules that read them are here. */
 
 /* where out lives: 0 in L1, 1 in L2, 2 beyond */
-static int
-out_place(npy_intp bytes)
+int
+so_out_place(npy_intp bytes)
 {
     return bytes <= so_cache_bytes(1) ? 0 : bytes <= so_cache_bytes(2) ? 1 : 2;
 }
@@ -131,25 +129,25 @@ out_bytes(const so_plan *p)
 }
 
 /* Into an out of `bytes` beyond L2, whether the owned split of single elements
- * pays.  On an AMD EPYC (AVX2, 512 KiB L2, 32 MiB L3), 1e6 random float32
- * adds on two threads, the owned split over the one-thread direct form, 11
+ * pays (c->owned_far_bytes: SO_OWNED_FAR_BYTES).  On an AMD EPYC (AVX2, 512
+ * KiB L2, 32 MiB L3), 1e6 random float32 adds on two threads, the owned split over the one-thread direct form, 11
  * interleaved pairs: into 2.5e5 elements 1.24 (in place) and 1.59 (out of
  * place), 1e6 1.04 and 1.18, 2e6 (8 MB) 1.34 and 1.49, 2.5e6-3.5e6 0.96-0.98
  * in place, 4e6 (16 MB) 0.80-0.97 and 0.82-1.09, 8e6 0.69 and 0.74, 3.2e7
  * 0.70 (docs/performance.md).  On an Intel Xeon with AVX-512 (its compaction
  * one instruction, and 2 MiB of L2 for each thread's half) the split won into
  * 1e6 already: 1.3-1.6x the serial numba loop on two threads. */
-static int
-owned_far_pays(npy_intp bytes)
+int
+so_owned_far_pays(npy_intp bytes, const so_walk_costs *c)
 {
     const npy_intp half_l3 = so_cache_bytes(3) / 2;
     if (so_cpu_has(SO_CPU_AVX512)) return 1;
-    return bytes > (half_l3 < SO_OWNED_FAR_BYTES ? half_l3 : SO_OWNED_FAR_BYTES);
+    return bytes > (half_l3 < c->owned_far_bytes ? half_l3 : c->owned_far_bytes);
 }
 
 /* Whether the owned split pays on nthreads threads (the static part). */
 static int
-owned_pays(const so_plan *p, int nthreads, npy_intp groups)
+owned_pays(const so_plan *p, int nthreads, npy_intp groups, const so_walk_costs *c)
 {
     npy_intp bytes;
     int place, vector;
@@ -157,28 +155,15 @@ owned_pays(const so_plan *p, int nthreads, npy_intp groups)
     vector = so_vector_compaction(p);
     bytes = vector && so_cost_model_on() ? out_bytes(p)
             : p->isize[0] * (p->is_out[0] < 0 ? -p->is_out[0] : p->is_out[0]);
-    if (!vector || !so_cost_model_on()) return vector || bytes >= SO_MIN_OWNED_BYTES;
-    place = out_place(bytes);
-    if (place == 2) return p->bnd > 0 || owned_far_pays(bytes);
-    return place == 1 && groups / nthreads >= SO_OWNED_MIN_NEAR;
-}
-
-int
-so_direct_form_pays(npy_intp size, npy_intp stride, npy_intp nupd, int nthreads)
-{
-    const npy_intp bytes = size * (stride < 0 ? -stride : stride);
-    int place;
-    if (!so_cost_model_on()) return 0;
-    if (nupd / nthreads < SO_MIN_WORK_PER_THREAD) return 1;     /* no split would run */
-    place = out_place(bytes);
-    if (place < 2) return 1;
-    if (so_vector_compaction_fits(size, stride)) return !owned_far_pays(bytes);
-    return bytes < SO_MIN_OWNED_BYTES;
+    if (!vector || !so_cost_model_on()) return vector || bytes >= c->min_owned_bytes;
+    place = so_out_place(bytes);
+    if (place == 2) return p->bnd > 0 || so_owned_far_pays(bytes, c);
+    return place == 1 && groups / nthreads >= c->owned_min_near;
 }
 
 /* The threads a call may use, and the dim to split (-1: none). */
 static int
-choose_split(const so_plan *p, const so_kernel *kn, int *nthreads_io)
+choose_split(const so_plan *p, const so_kernel *kn, int *nthreads_io, const so_walk_costs *c)
 {
     npy_intp work = 1, groups = 1;
     int d, dim, nthreads = *nthreads_io;
@@ -189,11 +174,11 @@ choose_split(const so_plan *p, const so_kernel *kn, int *nthreads_io)
     if (kn->needs_gil || work == 0 || p->out_overlaps) {
         nthreads = 1;
     }
-    if (nthreads > 1 && work / nthreads < SO_MIN_WORK_PER_THREAD) {
-        nthreads = (int)(work / SO_MIN_WORK_PER_THREAD);
+    if (nthreads > 1 && work / nthreads < c->min_work_per_thread) {
+        nthreads = (int)(work / c->min_work_per_thread);
     }
-    dim = nthreads > 1 ? split_dim(p, nthreads) : -1;
-    if (dim == -1 && nthreads > 1 && owned_pays(p, nthreads, groups)) {
+    dim = nthreads > 1 ? split_dim(p, nthreads, c) : -1;
+    if (dim == -1 && nthreads > 1 && owned_pays(p, nthreads, groups, c)) {
         dim = SO_SPLIT_OWNED;
     }
     *nthreads_io = nthreads;
@@ -205,7 +190,7 @@ choose_split(const so_plan *p, const so_kernel *kn, int *nthreads_io)
 static int
 job_kind(int owned, npy_intp bytes, npy_intp work)
 {
-    return (owned * 3 + out_place(bytes)) * 64 + so_log2(work);
+    return (owned * 3 + so_out_place(bytes)) * 64 + so_log2(work);
 }
 
 static int
@@ -227,24 +212,24 @@ so_direct_form_backs_off(npy_intp size, npy_intp stride, npy_intp nupd)
 }
 
 int
-so_split_runs(const so_plan *p, const so_kernel *kn, int nthreads)
+so_split_runs(const so_plan *p, const so_kernel *kn, int nthreads, const so_walk_costs *c)
 {
-    int dim = choose_split(p, kn, &nthreads);
+    int dim = choose_split(p, kn, &nthreads, c);
     if (nthreads <= 1 || dim == -1) return 0;
     return !so_backing_off(kind_of_call(p, dim));
 }
 
 int
-so_owned_split_runs(const so_plan *p, const so_kernel *kn, int nthreads)
+so_owned_split_runs(const so_plan *p, const so_kernel *kn, int nthreads, const so_walk_costs *c)
 {
-    int dim = choose_split(p, kn, &nthreads);
+    int dim = choose_split(p, kn, &nthreads, c);
     return dim == SO_SPLIT_OWNED && !so_backing_off(kind_of_call(p, dim));
 }
 
 int
-so_owned_split_applies(const so_plan *p, const so_kernel *kn, int nthreads)
+so_owned_split_applies(const so_plan *p, const so_kernel *kn, int nthreads, const so_walk_costs *c)
 {
-    return choose_split(p, kn, &nthreads) == SO_SPLIT_OWNED;
+    return choose_split(p, kn, &nthreads, c) == SO_SPLIT_OWNED;
 }
 
 /* What an owner does besides its walk: check indices, count hits, finish. */
@@ -262,9 +247,10 @@ static int run_split(const so_plan *p, const so_kernel *kn, int nthreads, int di
                      const so_owner_extra *x);
 
 int
-so_run_owned_checked(const so_plan *p, const so_kernel *kn, int nthreads, so_poll *poll)
+so_run_owned_checked(const so_plan *p, const so_kernel *kn, int nthreads, const so_walk_costs *c,
+                     so_poll *poll)
 {
-    int dim = choose_split(p, kn, &nthreads);
+    int dim = choose_split(p, kn, &nthreads, c);
     if (dim != SO_SPLIT_OWNED || p->k != 1 || p->mask != NULL) {
         return -1;          /* not this walk: the caller checks the indices first */
     }
@@ -275,10 +261,11 @@ so_run_owned_checked(const so_plan *p, const so_kernel *kn, int nthreads, so_pol
 }
 
 int
-so_run_owned_counting(const so_plan *p, const so_kernel *kn, int nthreads, npy_intp *hits,
-                      so_walk_hook finish, void *ctx, so_poll *poll)
+so_run_owned_counting(const so_plan *p, const so_kernel *kn, int nthreads,
+                      const so_walk_costs *c, npy_intp *hits, so_walk_hook finish, void *ctx,
+                      so_poll *poll)
 {
-    int dim = choose_split(p, kn, &nthreads);
+    int dim = choose_split(p, kn, &nthreads, c);
     so_owner_extra x = no_extra;
     if (dim != SO_SPLIT_OWNED) {
         return 0;
@@ -292,9 +279,10 @@ so_run_owned_counting(const so_plan *p, const so_kernel *kn, int nthreads, npy_i
 }
 
 int
-so_run_threaded(const so_plan *p, const so_kernel *kn, int nthreads, so_poll *poll)
+so_run_threaded(const so_plan *p, const so_kernel *kn, int nthreads, const so_walk_costs *c,
+                so_poll *poll)
 {
-    int dim = choose_split(p, kn, &nthreads);
+    int dim = choose_split(p, kn, &nthreads, c);
     so_owner_extra x = no_extra;
     if (dim == -1) {
         so_run_polled(p, kn, poll);

@@ -1,7 +1,9 @@
 /*
- * walk/mean.c: reduction="mean" for the real typed dtypes, in one place: count
- * the hits of each destination, add the updates, and divide each hit element
- * by count + include_self with the division loops of kernels/mean.c.
+ * walk/mean_walk.c: the walk of reduction="mean" on a plan, for the typed
+ * dtypes with a division loop: count the hits of each destination, add the
+ * updates, and divide each hit element by count + include_self with the
+ * division loops of kernels/mean.c.  (The direct form's mean, with no plan,
+ * is kernels/mean_indexed.c, chosen by py/direct.c.)
  *
  * Three ways, tried in this order by so_mean_run: the owners of an index-value
  * split count and divide their own values (owners_mean); or the hits are
@@ -68,8 +70,7 @@ finish_block(const so_plan *p, so_mean_fn fn, char *o, npy_intp k, int include_s
 }
 
 /* The destinations in hits are distinct: with no lead dims, threads take
- * ranges of them. */
-#define SO_MEAN_WORK_PER_THREAD ((npy_intp)1 << 16)
+ * ranges of them, c->mean_finish_per_thread elements each at least. */
 
 typedef struct {
     const so_plan *p;
@@ -92,13 +93,15 @@ finish_main(void *arg)
 
 static int
 finish_threaded(const so_plan *p, so_mean_fn fn, const npy_intp *hits, npy_intp nhits,
-                int include_self, int nt)
+                int include_self, int nt, const so_walk_costs *c)
 {
     so_finish_task *tasks;
     npy_intp block = 1;
     int t, d;
     for (d = 0; d < p->bnd; d++) block *= p->bshape[d];
-    if (nt > nhits * block / SO_MEAN_WORK_PER_THREAD) nt = (int)(nhits * block / SO_MEAN_WORK_PER_THREAD);
+    if (nt > nhits * block / c->mean_finish_per_thread) {
+        nt = (int)(nhits * block / c->mean_finish_per_thread);
+    }
     if (nt > nhits) nt = (int)nhits;
     if (nt <= 1) return 0;
     tasks = malloc(sizeof *tasks * (size_t)nt);
@@ -118,7 +121,8 @@ finish_threaded(const so_plan *p, so_mean_fn fn, const npy_intp *hits, npy_intp 
 
 void
 so_mean_finish_hits(const so_plan *p, PyArray_Descr *descr, int lead, const npy_intp *hits,
-                    npy_intp nhits, int include_self, int nthreads)
+                    npy_intp nhits, int include_self, int nthreads,
+                    const so_walk_costs *c)
 {
     so_mean_fn fn = so_mean_kernel(descr);
     npy_intp w;
@@ -127,7 +131,7 @@ so_mean_finish_hits(const so_plan *p, PyArray_Descr *descr, int lead, const npy_
 
     if (fn == NULL) return;
     if (lead == 0 && !p->out_overlaps &&
-            finish_threaded(p, fn, hits, nhits, include_self, nthreads)) return;
+            finish_threaded(p, fn, hits, nhits, include_self, nthreads, c)) return;
     for (d = 0; d < lead; d++) {
         if (p->gshape[d] == 0) return;
     }
@@ -171,14 +175,14 @@ owner_finish(const so_walk *w, void *ctx)
  * no second set of threads (graph mean in place, 2 threads: 29.2 -> 28.3 ms).
  * Returns 1 having done the whole mean, or 0 having done nothing. */
 static int
-owners_mean(const so_plan *p, const so_kernel *kn, int nthreads, PyArray_Descr *descr,
-            int include_self, so_poll *poll)
+owners_mean(const so_plan *p, const so_kernel *kn, int nthreads, const so_walk_costs *c,
+            PyArray_Descr *descr, int include_self, so_poll *poll)
 {
     npy_intp *counts, groups = 1;
     so_owner_mean m;
     int d, done;
     if (p->k != 1 || p->mask != NULL || p->gnd < 1 || p->gs_idx[p->gnd - 1] == 0 ||
-            !so_owned_split_applies(p, kn, nthreads)) {
+            !so_owned_split_applies(p, kn, nthreads, c)) {
         return 0;
     }
     for (d = 0; d < p->gnd; d++) {
@@ -188,14 +192,14 @@ owners_mean(const so_plan *p, const so_kernel *kn, int nthreads, PyArray_Descr *
     /* the cost model: a count per index value, zeroed and scanned, costs more
      * than counting the hits of a few updates (1e5 float32 means into 1e7, two
      * threads: 2.3x the one thread's time; 1e6 into 1e7: 0.4x) */
-    if (so_cost_model_on() && p->isize[0] > 32 * groups) return 0;
+    if (so_cost_model_on() && p->isize[0] > c->mean_owners_ratio * groups) return 0;
     for (d = 0; d < p->bnd; d++) {
         if (p->bs_out[d] == 0) return 0;        /* a block that hits one element twice */
     }
     /* its kind backed off (a busy machine): as on one thread, where one owner
      * of everything counting its hits was slower than the way below (1e6
      * float32 means into 1e7 in place, one CPU kept busy: 1.54x) */
-    if (!so_split_runs(p, kn, nthreads)) return 0;
+    if (!so_split_runs(p, kn, nthreads, c)) return 0;
     counts = calloc((size_t)p->isize[0], sizeof *counts);
     if (counts == NULL) {
         return 0;
@@ -204,18 +208,18 @@ owners_mean(const so_plan *p, const so_kernel *kn, int nthreads, PyArray_Descr *
      * owner (or the one owner, when memory for tasks is short) finishes its own */
     m.fn = so_mean_kernel(descr);
     m.include_self = include_self;
-    done = so_run_owned_counting(p, kn, nthreads, counts, owner_finish, &m, poll);
+    done = so_run_owned_counting(p, kn, nthreads, c, counts, owner_finish, &m, poll);
     free(counts);
     return done;
 }
 
 int
 so_mean_run(const so_plan *p, const so_kernel *add, PyArray_Descr *d, int include_self,
-            int nthreads, so_poll *poll, int in_place)
+            int nthreads, const so_walk_costs *c, so_poll *poll, int in_place)
 {
     npy_intp *hits, nhits = 0;
     int lead = 0;
-    if (owners_mean(p, add, nthreads, d, include_self, poll)) {
+    if (owners_mean(p, add, nthreads, c, d, include_self, poll)) {
         return 1;
     }
     if (in_place && poll != NULL) {
@@ -226,9 +230,9 @@ so_mean_run(const so_plan *p, const so_kernel *add, PyArray_Descr *d, int includ
         return so_stopped(poll);
     }
     /* out of place: a stopped result is dropped undivided */
-    so_run_threaded(p, add, nthreads, poll);
+    so_run_threaded(p, add, nthreads, c, poll);
     if (!so_stopped(poll)) {
-        so_mean_finish_hits(p, d, lead, hits, nhits, include_self, nthreads);
+        so_mean_finish_hits(p, d, lead, hits, nhits, include_self, nthreads, c);
     }
     free(hits);
     return 1;
@@ -239,6 +243,7 @@ so_mean_run(const so_plan *p, const so_kernel *add, PyArray_Descr *d, int includ
 typedef struct {
     const so_kernel *add, *count;
     int nthreads;
+    const so_walk_costs *costs;
 } so_counted;
 
 static void
@@ -246,8 +251,8 @@ count_and_add(so_plan *const *piece, void *ctx)
 {
     const so_counted *c = (const so_counted *)ctx;
     /* a piece is done whole: the counts stay those of the updates applied */
-    so_run_threaded(piece[1], c->count, c->nthreads, NULL);
-    so_run_threaded(piece[0], c->add, c->nthreads, NULL);
+    so_run_threaded(piece[1], c->count, c->nthreads, c->costs, NULL);
+    so_run_threaded(piece[0], c->add, c->nthreads, c->costs, NULL);
 }
 
 /* Lockstep pieces cost a start of the threads each: a few times longer. */
@@ -255,12 +260,13 @@ count_and_add(so_plan *const *piece, void *ctx)
 
 int
 so_mean_counted(const so_plan *p, const so_plan *cp, const so_kernel *add,
-                const so_kernel *count, int nthreads, so_poll *poll, int in_place)
+                const so_kernel *count, int nthreads, const so_walk_costs *costs,
+                so_poll *poll, int in_place)
 {
     if (in_place && poll != NULL && p->gnd == cp->gnd && p->nwin < 0 && cp->nwin < 0) {
         so_plan sums = *p, counts = *cp;
         so_plan *const plans[2] = {&sums, &counts};
-        so_counted c = {add, count, nthreads};
+        so_counted c = {add, count, nthreads, costs};
         /* the blocks are cut too (a long run of updates into one slice, from
          * an index with stride 0) when both plans have the same block dims:
          * each element's sum and count still go in the same pieces */
@@ -268,7 +274,7 @@ so_mean_counted(const so_plan *p, const so_plan *cp, const so_kernel *add,
         for (d = 0; d < p->bnd && same_blocks; d++) same_blocks = p->bshape[d] == cp->bshape[d];
         return so_for_pieces(plans, 2, SO_COUNTED_PIECE, !same_blocks, poll, count_and_add, &c);
     }
-    so_run_threaded(cp, count, nthreads, poll);
-    so_run_threaded(p, add, nthreads, poll);
+    so_run_threaded(cp, count, nthreads, costs, poll);
+    so_run_threaded(p, add, nthreads, costs, poll);
     return so_stopped(poll);
 }

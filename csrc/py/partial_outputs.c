@@ -1,5 +1,5 @@
 /*
- * py/partial.c: the direct form (direct.c) of a 1-D call on several threads,
+ * py/partial_outputs.c: the direct form (direct.c) of a 1-D call on several threads,
  * split by updates, for the reductions whose result does not depend on order:
  * integer add, sub, mul, max and min (kernels/partial.c).  A float sum in C
  * order cannot be split so, nor "none" (the last update wins): those keep
@@ -23,7 +23,7 @@
  * half the time on two threads (docs/performance.md).  The partials cost
  * (threads - 1) x out's bytes of memory for the call, so with the cost model
  * on they are used only for an out within one core's L2, with at least
- * PARTIAL_MIN_SHARE updates a thread and PARTIAL_MIN_RATIO times as many
+ * SO_PARTIAL_MIN_SHARE updates a thread and SO_PARTIAL_MIN_RATIO times as many
  * updates as out has elements (the merge then costs little beside the loop).
  * A late pool backs this kind of job off as any other (base/threads.c).
  */
@@ -31,8 +31,6 @@
 
 unsigned long so_partial_calls;
 
-#define PARTIAL_MIN_SHARE ((npy_intp)1 << 15)
-#define PARTIAL_MIN_RATIO 4
 /* the updates are claimed in chunks of at most this many (and about eight a
  * thread), so that a worker that wakes late takes less, not the caller's time */
 #define PARTIAL_CHUNK_MAX ((npy_intp)1 << 14)
@@ -100,8 +98,8 @@ so_partial_threads(const so_args *a, npy_intp n, npy_intp size, int nthreads)
     if (nthreads < 2 || a->mean || !a->include_self) return 1;
     /* the counts first: a small call, the commonest, asks no more */
     if (model) {
-        if (n < PARTIAL_MIN_RATIO * size) return 1;
-        t = n / PARTIAL_MIN_SHARE < nthreads ? (int)(n / PARTIAL_MIN_SHARE) : nthreads;
+        if (n < SO_PARTIAL_MIN_RATIO * size) return 1;
+        t = n / SO_PARTIAL_MIN_SHARE < nthreads ? (int)(n / SO_PARTIAL_MIN_SHARE) : nthreads;
     }
     else {
         /* every split that can be made is made (the tests' setting) */

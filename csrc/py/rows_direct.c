@@ -1,5 +1,5 @@
 /*
- * py/rows.c: when a call on rows takes the direct form (py/direct.c runs it):
+ * py/rows_direct.c: when a call on rows takes the direct form (py/direct.c runs it):
  * a reduction or "none" of rows of contiguous elements along axis 0 -- data
  * (N, ...) into rows of f elements, updates (n, ...) with contiguous rows,
  * indices 1-D and contiguous (scatter_nd's (n, 1), or scatter_elements' index
@@ -27,7 +27,7 @@ contiguous_row(PyArrayObject *a)
 }
 
 /* addresses and strides that the unsigned words of "none" may be read at
- * (rows.c): multiples of the word's alignment */
+ * (kernels/rows.c): multiples of the word's alignment */
 static int
 words_aligned(npy_intp isz, PyArrayObject *a)
 {
@@ -80,15 +80,14 @@ column_inside(const so_args *a, int itype, npy_intp n)
     return pos < 0;
 }
 
-/* On several threads, a call on rows of at most this many bytes keeps the
- * one-thread form rather than the split by index value, whose threads each
+/* On several threads, a call on rows of at most SO_ROWS_ONE_THREAD_BYTES
+ * (call/cost.h) keeps the one-thread form rather than the split by index value, whose threads each
  * read every index: (1e5, F) float32 out of place, 4e6 / F rows, on two
  * threads: F = 2 13.9 ms split, 4.3 ms here; F = 8 4.0 / 2.6 ms; F = 16
  * 2.7 / 2.3 ms; F = 32, since the row loop prefetches, 2.6-2.7 / 2.3-2.5 ms
  * (medians of 15, here faster in 23 of 30 pairs); F = 64 3.3-3.5 / 3.6-4.0 ms
  * (the split faster in 23 of 30), and 1e6 rows of 64 (graph messages) 37-38 /
  * 41-42 ms.  In place into (1e7, 8), 1e6 rows: 36 ms split, 23 ms here. */
-#define SO_ROWS_ONE_THREAD_BYTES 128
 
 /* Whether the general way would run this call on several threads: a split
  * applies (walk/split.c's cost model) and is not being backed off (its workers
@@ -108,7 +107,7 @@ split_runs(const so_args *a, int nthreads)
         PyErr_Clear();          /* the general way raises it again */
         return 1;
     }
-    return so_split_runs(&plan, &a->kn, nthreads);
+    return so_split_runs(&plan, &a->kn, nthreads, &so_walk_cost_model);
 }
 
 int
