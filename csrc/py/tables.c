@@ -157,7 +157,7 @@ so_py_check_call(PyObject *self, PyObject *args)
         return NULL;
     }
     if (so_args_parse(&a, kind, data, indices, updates, kind == SO_ND ? NULL : axis, reduction,
-                      include_self, mode, NULL, 1) < 0) {
+                      include_self, mode, NULL) < 0) {
         return NULL;
     }
     res = Py_BuildValue("(Ni)", SHAPE(a.upd), a.axis);
