@@ -5,7 +5,7 @@
 ``scatter_elements`` (ONNX ScatterElements, PyTorch scatter/scatter_reduce),
 written in C on the NumPy C API; ``at``, a drop-in for ``ufunc.at`` that runs on
 the same core.  ``scatterops.reference`` holds the three functions in plain
-NumPy.  The contract is in README.md.
+NumPy.  The contract is in docs/contract.md.
 """
 from ._version import __version__
 from . import _settings  # noqa: F401  (the environment, set in the C core before any call)

@@ -67,7 +67,8 @@ try:
     from dask.highlevelgraph import HighLevelGraph
     from dask.base import tokenize
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
-    raise ImportError("scatterops.dask needs dask: pip install 'scatterops[dask]' "
+    raise ImportError("scatterops.dask needs dask: pip install dask distributed (or, from a "
+                      "checkout of scatterops, pip install -e '.[dask]') "
                       f"(import failed: {exc})") from exc
 
 import scatterops

@@ -22,7 +22,7 @@ try:
     from onnx.reference.op_run import OpRun
 except ImportError as _exc:  # pragma: no cover - exercised in a subprocess by the tests
     raise ImportError("scatterops.onnx needs onnx: pip install onnx "
-                      "(or pip install 'scatterops[peers]')") from _exc
+                      "(or, from a checkout of scatterops, pip install -e '.[peers]')") from _exc
 
 from . import _api
 

@@ -3,7 +3,7 @@
 Use them to test your own scatter against scatterops (or scatterops against anything
 else) on every dtype, shape, axis, reduction, duplicate pattern, negative index, memory
 layout and byte order the contract covers.  Needs hypothesis
-(``pip install hypothesis``, or ``pip install 'scatterops[test]'``); ``import scatterops``
+(``pip install hypothesis``, or ``pip install -e '.[test]'`` from a checkout); ``import scatterops``
 does not import this module.
 
 A hand-written scatter, tested against scatterops in a few lines::
@@ -56,7 +56,7 @@ try:
     from hypothesis import strategies as st
 except ImportError as _exc:  # pragma: no cover - exercised in a subprocess by the tests
     raise ImportError("scatterops.strategies needs hypothesis: pip install hypothesis "
-                      "(or pip install 'scatterops[test]')") from _exc
+                      "(or, from a checkout of scatterops, pip install -e '.[test]')") from _exc
 
 try:
     from numpy.exceptions import AxisError

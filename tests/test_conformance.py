@@ -575,7 +575,7 @@ def test_torch_matches(torch, case):
 # the known differences, one small example each
 # --------------------------------------------------------------------------------------
 # Each test asserts scatterops' result (docs/contract.md) and the peer's, so it fails if either
-# changes: then the README's "semantics vs peers" table needs a look.
+# changes: then docs/contract.md's "Where a runtime gives another result" needs a look.
 
 F4, F2 = np.float32, np.float16
 NAN = np.nan

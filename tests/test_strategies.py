@@ -164,9 +164,9 @@ def test_every_kind_of_bad_call_raises_what_it_says(func, kind, data):
 # --------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("module,needs,words", [
-    ("scatterops.strategies", "hypothesis", ["pip install hypothesis", "pip install 'scatterops[test]'"]),
+    ("scatterops.strategies", "hypothesis", ["pip install hypothesis", "pip install -e '.[test]'"]),
     ("scatterops.onnx", "onnx", ["pip install onnx"]),
-    ("scatterops.dask", "dask", ["pip install 'scatterops[dask]'"]),
+    ("scatterops.dask", "dask", ["pip install dask distributed", "pip install -e '.[dask]'"]),
 ])
 def test_without_what_it_needs_the_import_error_says_what_to_install(module, needs, words):
     code = textwrap.dedent(f"""
