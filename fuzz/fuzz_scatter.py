@@ -66,6 +66,7 @@ Run: see fuzz/README.md.
 """
 from __future__ import annotations
 
+import bisect
 import math
 import os
 import sys
@@ -852,39 +853,42 @@ def at_indices(src: Source, shape):
     return tuple(items)
 
 
-def at_b(src: Source, a, indices):
-    """b for an at call: left out, None, Python and typed scalars, arrays of a[indices]'s
-    shape or one that broadcasts to it, a wrong shape, a list."""
+def at_b(src: Source, ufunc, a, indices):
+    """b for an at call: arrays of a[indices]'s shape (the common draw, and what an
+    exhausted input gives) or one that broadcasts to it, a wrong shape, a list, Python and
+    NumPy scalars, left out (most unary ufuncs), None."""
     try:
         target = a[indices].shape
     except Exception:  # noqa: BLE001 -- the call raises; b's shape does not matter
         target = (2,)
-    mode = src.int(0, 15)
-    if mode == 0:
+    if ufunc.nin == 1 and not src.chance(20):
         return _B_NOT_GIVEN
-    if mode == 1:
+    mode = src.int(0, 15)
+    if mode == 13:
+        return _B_NOT_GIVEN
+    if mode == 14:
         return None
-    if mode == 2:
+    if mode == 10:
         return src.pick((0, 1, -1, 3, 300, -129, 2 ** 40, 2 ** 63, True, False))
-    if mode == 3:
+    if mode == 11:
         return src.pick((0.5, -1.25, 1e-8, 3.0, math.nan, math.inf, -0.0, 1e300, 65504.0,
                          1 + 2 ** -11))
-    if mode == 4:
+    if mode == 12:
         return src.pick((1j, 2.5 - 1j, "x", b"1", [[1], [2, 3]]))
-    bdt = a.dtype if src.chance(60) else src.pick(TYPED)
-    if mode == 5:                                            # a NumPy scalar, or 0-d array
+    bdt = a.dtype if not src.chance(40) else src.pick(TYPED)
+    if mode == 9:                                            # a NumPy scalar, or 0-d array
         v = fill_values(src, bdt, 1)
-        return v[0] if src.chance(70) else v.reshape(())
-    if mode == 13:
+        return v[0] if not src.chance(30) else v.reshape(())
+    if mode == 7:
         bshape = target[:-1] + (target[-1] + 1,) if target else (3,)
-    elif mode >= 10:                                         # broadcast
+    elif mode in (5, 6, 15):                                 # broadcast
         bshape = tuple(1 if src.chance(40) else s for s in target[src.int(0, len(target)):])
     else:
         bshape = target
     if math.prod(bshape) > 4096:
         bshape = ()
     b = make_array(src, bdt, bshape, ("c", "c", "t", "s", "n", "b"))
-    if mode == 14 and not bdt.hasobject:
+    if mode == 8 and not bdt.hasobject:
         return b.tolist()
     return b
 
@@ -899,12 +903,12 @@ def build_at(buf: bytes):
     shape = tuple(small_dim(src) for _ in range(r))
     if r and src.chance(10):
         shape = (src.pick((200, 1000, 1100)),) + shape[1:]
-    a = make_array(src, dt, shape)
-    if src.chance(5):
+    a = make_array(src, dt, shape, ("c", "c", "c", "c", "t", "f", "s", "n", "u", "b"))
+    if src.chance(3):
         a = a.copy()
         a.flags.writeable = False
     indices = at_indices(src, shape)
-    b = at_b(src, a, indices)
+    b = at_b(src, ufunc, a, indices)
     return ufunc, a, indices, b
 
 
@@ -1103,6 +1107,7 @@ def route_oracle(rows, sizes, starts, mode, local_dtype, payloads, elements):
     unsigned = rows.dtype.kind == "u"
     values = rows.tolist()
     nblocks = [len(st) - 1 for st in starts]
+    block_starts = [st[:-1].tolist() for st in starts]
     kept = []                                   # (target, row, local components)
     for i, row in enumerate(values):
         target, local, dropped = 0, [], False
@@ -1113,7 +1118,7 @@ def route_oracle(rows, sizes, starts, mode, local_dtype, payloads, elements):
             if st > 0:
                 dropped = True
                 continue
-            b = max(bb for bb in range(nblocks[j]) if starts[j][bb] <= pos)
+            b = bisect.bisect_right(block_starts[j], pos) - 1     # the last block at or before
             local.append(pos - int(starts[j][b]))
             target = target * nblocks[j] + b
         if not dropped:

@@ -4,11 +4,12 @@
 # Corpus: fuzz/corpus (kept between runs), findings: fuzz/findings/ (crash-*; mismatch-*
 # with mismatches.txt, a line each; notes.txt for exceptions that are subclasses of the
 # documented ones).
-# Usage: bash fuzz/run.sh [SECONDS] [extra libFuzzer args]
+# Usage: [SCATTEROPS_FUZZ_BUILD=dir] bash fuzz/run.sh [SECONDS] [extra libFuzzer args]
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 total=${1:-660}; shift || true
-build=$(bash "$here/build.sh") || exit 1
+# SCATTEROPS_FUZZ_BUILD=dir: a build fuzz/build.sh made before (no rebuild)
+build=${SCATTEROPS_FUZZ_BUILD:-$(bash "$here/build.sh")} || exit 1
 fuzzer_so="$(python -c 'import atheris, os; print(atheris.path())')/asan_with_fuzzer.so"
 mkdir -p "$here/corpus" "$here/findings"
 # seed an empty corpus with random inputs of useful lengths (the decoder wants a few
