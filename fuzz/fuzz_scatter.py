@@ -266,6 +266,11 @@ def make_array(src: Source, dt: np.dtype, shape: tuple, layout_choices=None):
         buf = np.zeros(n * dt.itemsize + 1, np.uint8)
         buf[1:] = flat.view(np.uint8)
         return buf[1:].view(dt).reshape(shape)
+    if layout == "p" and not dt.hasobject:  # followed in memory by 64 bytes of 0xA5, so that a
+        nbytes = n * dt.itemsize            # read past the end gives other values each time
+        buf = np.full(nbytes + 64, 0xA5, np.uint8)
+        buf[:nbytes] = fill_values(src, dt, n).view(np.uint8)
+        return buf[:nbytes].view(dt).reshape(shape)
     if layout == "b" and r >= 1:            # broadcast view: stride 0 on some dims (read-only)
         small = tuple(1 if src.chance(50) else s for s in shape)
         base = fill_values(src, dt, math.prod(small)).reshape(small)
@@ -273,12 +278,13 @@ def make_array(src: Source, dt: np.dtype, shape: tuple, layout_choices=None):
     return fill_values(src, dt, n).reshape(shape)
 
 
-def index_values(src: Source, n: int, sizes, dt: np.dtype):
-    """n index values; sizes[i % len(sizes)] is the axis size entry i addresses."""
+def index_values(src: Source, n: int, sizes, dt: np.dtype, bad: bool = True):
+    """n index values; sizes[i % len(sizes)] is the axis size entry i addresses.  Each is
+    valid, out of range or extreme; only valid where the axis has any (bad=False)."""
     vals = []
     for i in range(n):
         s = sizes[i % len(sizes)] if sizes else 1
-        mode = src.int(0, 15)
+        mode = src.int(0, 15) if bad else 0
         if mode < 11 and s > 0:
             v = src.int(-s, s - 1)                        # valid
         elif mode < 13:
@@ -305,9 +311,9 @@ def index_values(src: Source, n: int, sizes, dt: np.dtype):
     return np.array([(v + 2 ** 63) % U64 - 2 ** 63 for v in vals], dtype=np.int64).astype(dt)
 
 
-def make_indices(src: Source, shape, sizes, dt):
+def make_indices(src: Source, shape, sizes, dt, bad: bool = True):
     n = math.prod(shape)
-    flat = index_values(src, n, sizes, dt)
+    flat = index_values(src, n, sizes, dt, bad)
     layout = src.pick(("c", "c", "c", "t", "s", "n", "b", "list", "u"))
     if layout == "list":
         return flat.reshape(shape).tolist()
@@ -829,7 +835,8 @@ def at_item(src: Source, shape, axis, kind, adv):
     if src.chance(8):
         ashape = src.pick(((1024,), (1500,), (2, 700), (2100,)))
     dt = src.pick(AT_INDEX_DTYPES) if src.chance(15) else np.dtype(np.intp)
-    arr = make_indices(src, ashape, [size], dt)
+    # every value in range in most draws: one bad value of many makes the call an error
+    arr = make_indices(src, ashape, [size], dt, bad=src.chance(30))
     if kind == "list" and isinstance(arr, np.ndarray):
         arr = arr.tolist()
     return arr, 1
@@ -881,13 +888,15 @@ def at_b(src: Source, ufunc, a, indices):
         return v[0] if not src.chance(30) else v.reshape(())
     if mode == 7:
         bshape = target[:-1] + (target[-1] + 1,) if target else (3,)
-    elif mode in (5, 6, 15):                                 # broadcast
+    elif mode in (4, 5, 6):                                  # broadcast: fewer dimensions
+        bshape = target[src.int(1, len(target)):] if target else ()
+    elif mode == 15:                                         # broadcast: some of size 1
         bshape = tuple(1 if src.chance(40) else s for s in target[src.int(0, len(target)):])
     else:
         bshape = target
     if math.prod(bshape) > 4096:
         bshape = ()
-    b = make_array(src, bdt, bshape, ("c", "c", "t", "s", "n", "b"))
+    b = make_array(src, bdt, bshape, ("p", "p", "c", "t", "s", "n", "b"))
     if mode == 8 and not bdt.hasobject:
         return b.tolist()
     return b
@@ -899,7 +908,7 @@ def build_at(buf: bytes):
     src.pick(SURFACES)
     ufunc = src.pick(AT_UFUNCS)
     dt = src.pick(AT_DTYPES) if src.chance(20) else src.pick(TYPED)
-    r = src.int(0, 4) if src.chance(5) else src.int(1, 3)
+    r = src.int(0, 4) if src.chance(5) else src.pick((1, 1, 2, 3))
     shape = tuple(small_dim(src) for _ in range(r))
     if r and src.chance(10):
         shape = (src.pick((200, 1000, 1100)),) + shape[1:]
@@ -984,6 +993,7 @@ def check_at(buf: bytes):
     except Exception as exc:  # noqa: BLE001 -- compared below
         exc_c = exc
     ufunc_r, a_r, indices_r, b_r = build_at(buf)
+    before_r = snapshot(a_r)
     exc_r = None
     try:
         numpy_at(ufunc_r, a_r, indices_r, b_r)
@@ -997,8 +1007,10 @@ def check_at(buf: bytes):
                       f"outcome {_error_class(exc_c)} vs {_error_class(exc_r)}")
     if exc_c is not None:
         if snapshot(a) != before:
-            raise Finding(f"at: a changed by a call that raised {exc_c!r}\n{where}",
-                          f"{sig}: a changed on error")
+            also = " (NumPy's ufunc.at changes a too)" if snapshot(a_r) != before_r else ""
+            raise Finding(f"at: a changed by a call that raised {exc_c!r}{also}\n{where}",
+                          f"at {ufunc.__name__} a {a.dtype.kind}: a changed on "
+                          f"{type(exc_c).__name__}{also}")
         return
     red = "max" if ufunc in (np.maximum, np.minimum, np.fmax) else "add"
     d = differ(a, a_r, red)
