@@ -52,6 +52,7 @@ import numpy as np
 from . import core
 from .core import Case, Impl
 from .peers import ort_call, ov_call, t
+from .small import np_at, np_mean, so_call, small_cases as small_f32_cases
 from .sweep import sweep_cases
 
 warnings.filterwarnings("ignore", message=r"index_reduce\(\) is in beta")
@@ -744,52 +745,12 @@ def case_small(form: str, n: int) -> Case:
         return x
 
     def so(x):
-        f, d, i, u = _so().scatter_elements, x["data"], x["indices"], x["updates"]
-        if form == "mean":
-            return lambda: f(d, i, u, 0, reduction="mean")
-        if form == "noself":
-            return lambda: f(d, i, u, 0, reduction="add", include_self=False)
-        if form == "out":
-            o = np.empty_like(d)
-            return lambda: f(d, i, u, 0, reduction="add", out=o)
-        if form == "inplace":
-            return lambda: f(d, i, u, 0, reduction="add", out=d)
-        return lambda: f(d, i, u, 0, reduction="add")
+        return so_call(x, form, op)
 
     def so_add(x):              # what the add bar must give, as scatterops gives it
         return _so().scatter_elements(x["data"], x["indices"], x["updates"], 0, reduction="add")
 
-    def np_add(x):
-        d, i, u = x["data"], x["indices"], x["updates"]
-        if form == "inplace":
-            def run():
-                np.add.at(d, i, u)
-                return d
-        elif form == "out":
-            o = np.empty_like(d)
-
-            def run():
-                np.copyto(o, d)
-                np.add.at(o, i, u)
-                return o
-        else:
-            def run():
-                o = d.copy()
-                np.add.at(o, i, u)
-                return o
-        return run
-
-    def np_mean(x):
-        d, i, u = x["data"], x["indices"], x["updates"]
-
-        def run():
-            o = d.copy()
-            np.add.at(o, i, u)
-            c = np.bincount(i, minlength=m)
-            hit = c > 0
-            o[hit] /= c[hit] + 1                 # + 1: include_self, data counts once
-            return o
-        return run
+    np_add = np_at(np.add, inplace=form == "inplace", out=form == "out")
 
     def np_noself(x):
         d, i, u = x["data"], x["indices"], x["updates"]
@@ -815,7 +776,7 @@ def case_small(form: str, n: int) -> Case:
         impls.append(Impl("numpy", bar + " (the add: the bar)", np_add, ref=so_add))
         bar += " (the add: the bar)"
         if form == "mean":
-            impls.append(Impl("numpy", "np.add.at + np.bincount + a division", np_mean, "close",
+            impls.append(Impl("numpy", "np.add.at + np.bincount + a division", np_mean(m), "close",
                               rtol=1e-12, atol=0.0))
         else:
             impls.append(Impl("numpy", "o[i] = 0; np.add.at(o, i, u)", np_noself, "close",
@@ -917,6 +878,6 @@ def all_cases(quick: bool) -> List[Case]:
         case_tiny(quick),
         case_update_seed(quick, inplace=True),
         case_nd_add(quick, inplace=True),
-    ] + sweep_cases(quick) + small_cases() + [
+    ] + sweep_cases(quick) + small_cases() + small_f32_cases() + [
         case_threads(quick),
     ]

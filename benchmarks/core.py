@@ -331,5 +331,16 @@ def time_round_robin(entries: Dict[str, Call], repeat: int, target: float, pause
     return samples, errors
 
 
+def fmt_time(t: Optional[float]) -> str:
+    """Seconds as the tables print them: "0.185 us", "817 us", "1.18 ms", "2.14 s"."""
+    if t is None:
+        return "-"
+    if t < 1e-3:
+        return f"{t * 1e6:.3g} us" if t < 1e-4 else f"{t * 1e6:.0f} us"
+    if t < 1:
+        return f"{t * 1e3:.3g} ms" if t < 0.1 else f"{t * 1e3:.0f} ms"
+    return f"{t:.2f} s"
+
+
 def median(xs: List[float]) -> Optional[float]:
     return statistics.median(xs) if xs else None

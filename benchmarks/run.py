@@ -4,6 +4,7 @@ numpy_groupies on the same inputs.
     python -m benchmarks [--quick] [--threads N] [--repeat N] [-k KEYS] [--skip PEERS]
                          [--markdown] [--plot FILE.png] [--json FILE] [--sweep-plot FILE.png]
                          [--busy] [--callers N] [--memory] [--output-cache on|off|both]
+                         [--record FOLDER | --no-record]
     python benchmarks/run.py [...]
 
 What is timed (``cases.py``): the OpenVINO ScatterUpdate-3 and ScatterNDUpdate-3 examples at full
@@ -15,9 +16,11 @@ left out with a note.
 
 Then the small calls (``-k s``): 4, 64 and 1000 float64 updates with ``reduction="add"`` in each
 call form (arrays, a scalar, Python lists, a cast, int32 and uint8 indices, broadcast updates,
-mean, ``include_self=False``, ``out=``, in place) against ``np.add.at``, in a table of their own
-(form, n, both times, their ratio, the target and whether it is reached: reported, never
-asserted).
+mean, ``include_self=False``, ``out=``, in place) against ``np.add.at``; the same on float32
+``data`` of 1000 elements (``small.py``: also ``include_self=False`` max and ``scatter_nd`` with
+``indices[:, None]``), and a row per ``mode=`` on indices all in range, with ``mode="raise"``
+timed in the same rounds; in a table of their own (form, n, both times, their ratio, the
+target and whether it is reached: reported, never asserted).
 
 Then the performance-v2 cases (``sweep.py``, ``-k v2``): sizes swept from L1 to DRAM, histogram
 shapes, index dtypes, narrow rows, message passing, sorted indices and mean, each at 1 thread and at
@@ -57,6 +60,11 @@ Columns: a peer's best time over its APIs (all of them are listed in the notes),
 time, ``vs best`` = best peer time / scatterops time (above 1: scatterops is faster; which peer
 was best is named), the floor, and ``x floor`` = scatterops time / floor time.
 
+Every run that times something writes its record, the medians and how many rounds agreed per
+case and implementation, as JSON under ``benchmarks/results/`` (``record.py``);
+``python -m benchmarks.report`` makes the README's table, the charts and docs/performance.md's
+tables from the latest records.
+
 ``--json FILE`` also writes every case's results (per implementation: status, median and each
 run's seconds per call) as JSON, the stable form for scripts (``tools/bench_ab.py``).
 
@@ -86,7 +94,7 @@ if __name__ == "__main__" and not __package__:
 
 import numpy as np
 
-from benchmarks import core, modes, peers, targets
+from benchmarks import core, modes, peers, record, small as small_calls, targets
 from benchmarks.cases import all_cases
 
 SUBJECT = peers.SUBJECT
@@ -259,14 +267,7 @@ def _first_line(exc: BaseException) -> str:
     return lines[0][:300] if lines else ""
 
 
-def fmt_time(t: Optional[float]) -> str:
-    if t is None:
-        return "-"
-    if t < 1e-3:
-        return f"{t * 1e6:.3g} us" if t < 1e-4 else f"{t * 1e6:.0f} us"
-    if t < 1:
-        return f"{t * 1e3:.3g} ms" if t < 0.1 else f"{t * 1e3:.0f} ms"
-    return f"{t:.2f} s"
+fmt_time = core.fmt_time
 
 
 def cell(row: Row, peer: str) -> str:
@@ -341,9 +342,14 @@ def small_table(rows: List[Row]) -> Tuple[str, int, int]:
         body.append([tg.form, str(tg.n), _small_cell(so, row, SUBJECT), _small_cell(bar, row, "numpy"),
                      f"{ratio:.2f}x" if ratio is not None else "-", mark, tg.bar])
         for r in row.results:
+            rr = (r.time / so.time) if (so and r.time is not None) else None
+            if r.impl.peer == small_calls.MODE_RAISE:     # the same call with mode="raise"
+                body.append([f"{tg.form}: mode=\"raise\", same rounds", str(tg.n),
+                             _small_cell(r, row, r.impl.peer), "",
+                             f"raise / this {rr:.2f}x" if rr is not None else "-", "-", ""])
+                continue
             if r.impl.peer != "numpy" or r is bar:
                 continue
-            rr = (r.time / so.time) if (so and r.time is not None) else None
             body.append([f"{tg.form}: a NumPy spelling", str(tg.n), "", _small_cell(r, row, "numpy"),
                          f"{rr:.2f}x" if rr is not None else "-", "-", r.impl.label])
     return grid(head, body, left=(0, len(head) - 1)), passed, judged
@@ -611,7 +617,8 @@ def cache_off_column(rows: List[Row], threads: int, repeat: int, quick: bool) ->
         path = os.path.join(tmp, "off.json")
         cmd = [sys.executable, "-m", "benchmarks", "-k", ",".join(sorted({r.case.key for r in want})),
                "--threads", str(threads), "--repeat", str(repeat), "--skip", ",".join(peers.PEERS),
-               "--output-cache", "off", "--json", path] + (["--quick"] if quick else [])
+               "--output-cache", "off", "--json", path, "--no-record"] + (
+                   ["--quick"] if quick else [])
         subprocess.run(cmd, cwd=root, env=dict(os.environ, SCATTEROPS_OUTPUT_CACHE="0"),
                        stdout=subprocess.DEVNULL, stderr=sys.stderr)
         try:
@@ -682,6 +689,37 @@ def run_callers(cases: List[core.Case], callers: int, threads: int, repeat: int,
     return 0
 
 
+def small_target(row: Row) -> Tuple[Optional[str], Optional[bool]]:
+    """A small-call row's target and whether it is reached (as ``small_table`` judges it)."""
+    tg = row.case.target
+    so = row.subject()
+    bar = next((r for r in row.results if r.impl.peer == "numpy" and r.impl.label == tg.bar), None)
+    if so is None or bar is None or bar.time is None:
+        return f">= {tg.ratio:g}x", None
+    return f">= {tg.ratio:g}x", bar.time / so.time >= tg.ratio
+
+
+def make_record(rows: List[Row], head: str, versions: Dict[str, str], threads: int, repeat: int,
+                load_end: str, columns: List[str], argv: List[str], commit: str,
+                start: datetime.datetime, quick: bool) -> dict:
+    """The run's record for benchmarks/results/ (``record.py`` says what it holds)."""
+    by_key = {(r.case.key, r.threads or 1): r for r in rows if r.case.out_size is not None}
+
+    def target_of(row):
+        if row.case.target is not None:
+            return small_target(row)
+        if row.case.out_size is not None:
+            return targets.v2_target(row, by_key, columns)
+        return None, None
+    return record.make(
+        rows, date=start, commit=commit,
+        cpu=peers.cpu_model(), cpus=peers.nproc(), threads=threads, repeat=repeat, quick=quick,
+        command=" ".join(["python -m benchmarks"] + argv), versions=versions,
+        load_average=head.rsplit("load average at start ", 1)[-1].split(" · ")[0] + " at the start, "
+        + load_end + " at the end", subject=SUBJECT,
+        twins=(targets.TWIN, small_calls.MODE_RAISE, targets.NOCACHE), target_of=target_of)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -717,6 +755,11 @@ def main(argv: Optional[List[str]] = None) -> int:
                     help="scatterops' output cache: on (the default: as a user gets it), off "
                          "(SCATTEROPS_OUTPUT_CACHE=0), or both (the v2 out-of-place rows get a "
                          "column timed in a child process with the cache off)")
+    ap.add_argument("--record", metavar="FOLDER", default=record.RESULTS,
+                    help="write the run's record (JSON: per case, thread count and implementation "
+                         "the median, the rounds and how many agreed) into FOLDER (default: "
+                         "benchmarks/results; see benchmarks/record.py)")
+    ap.add_argument("--no-record", action="store_true", help="write no record")
     ap.add_argument("--sweep-plot", metavar="FILE.png", default=None,
                     help="draw the out-size sweep: ns per update against output size, one line "
                          "per library, log-log (without -k: runs -k sweep-out)")
@@ -752,6 +795,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     columns = [p for p in peers.PEERS + [SUBJECT] if p in available]
     if SUBJECT in available:
         available.append(targets.TWIN)     # timed in its case's rounds, judged, not a column
+        available.append(small_calls.MODE_RAISE)   # likewise, beside the mode= rows
     busy = modes.busy_core() if args.busy else contextlib.nullcontext(None)
     log = sys.stderr
     with busy as busy_cpu:
@@ -766,6 +810,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                                args.markdown)
         rows: List[Row] = []
         t_all = time.perf_counter()
+        started = datetime.datetime.now(datetime.timezone.utc)
+        commit = git_version(_subject_root() or os.path.dirname(os.path.dirname(
+            os.path.abspath(__file__))))
         for case in cases:
             for n in thread_counts(case, threads):
                 peers.configure(n, available)
@@ -791,6 +838,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"no case matches -k {args.pattern!r}", file=log)
         return 1
 
+    if not args.no_record:
+        path = record.write(make_record(rows, head, versions, threads, repeat, load_end, columns,
+                                        sys.argv[1:] if argv is None else list(argv), commit,
+                                        started, args.quick), args.record)
+        print(f"record written to {path}", file=log)
     if args.json:
         report = json_report(rows, head, sys.argv[1:] if argv is None else list(argv), threads, repeat)
         if args.json == "-":
@@ -841,7 +893,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             print(file=out)
         print(("**Small calls**" if args.markdown else "Small calls") +
               ' (-k s): scatter_elements(data, indices, updates, 0, reduction="add") in each call '
-              "form, n float64 updates into max(16, n) elements, against np.add.at", file=out)
+              "form, n float64 updates into max(16, n) elements, and (f32: rows) n float32 updates "
+              "into 1000 elements, against np.add.at", file=out)
         print(file=out)
         text, passed, judged = small_table(small)
         print(text, file=out)

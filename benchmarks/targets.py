@@ -25,6 +25,10 @@ IN_CACHE = 10**6            # output elements
 LOOP = "numba"              # the serial hand-written loop's peer name
 NOCACHE = "scatterops, output cache off"
 TWIN = "scatterops, int64 indices"   # the int32 cases' same call with int64 indices, same rounds
+#: each library's colour in the charts (scatterops' dashed where its output cache is off)
+COLORS = {"numpy": "#4C72B0", "torch": "#DD8452", "onnxruntime": "#55A868", "openvino": "#8172B3",
+          "jax": "#937860", "numba": "#DA8BC3", "numpy_groupies": "#8C8C8C",
+          "scatterops": "#C44E52"}
 
 
 def v2_target(row, by_key: Dict[Tuple[str, int], object], columns: List[str]
@@ -102,25 +106,33 @@ def sweep_plot(rows, columns: List[str], path: str, title: str) -> bool:
     sweep = [r for r in rows if r.case.key.startswith("sweep-out-")]
     if not sweep:
         return False
+    panels: Dict[Tuple[bool, int], Dict[str, List[Tuple[int, float]]]] = {}
+    for r in sorted(sweep, key=lambda r: r.case.out_size):
+        lines = panels.setdefault((r.case.inplace, r.threads or 1), {})
+        for p in columns:
+            best = r.best(p)
+            if best is not None:
+                lines.setdefault(p, []).append((r.case.out_size, best.time / r.updates * 1e9))
+    draw_sweep(panels, columns, path, title)
+    return True
+
+
+def draw_sweep(panels: Dict[Tuple[bool, int], Dict[str, List[Tuple[int, float]]]],
+               libraries: List[str], path: str, title: str) -> None:
+    """The sweep chart: per (in place, threads) a panel, per library a line of (output elements,
+    ns per update) points, log-log; a library keeps its colour (its place in ``libraries``)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = sorted({(r.case.inplace, r.threads or 1) for r in sweep})
     fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 5), squeeze=False,
                              sharey=True)
-    for ax, (inplace, threads) in zip(axes[0], panels):
-        mine = sorted((r for r in sweep if r.case.inplace == inplace and (r.threads or 1) == threads),
-                      key=lambda r: r.case.out_size)
-        for j, p in enumerate(columns):
-            xs, ys = [], []
-            for r in mine:
-                best = r.best(p)
-                if best is not None:
-                    xs.append(r.case.out_size)
-                    ys.append(best.time / r.updates * 1e9)
-            if xs:                      # a library keeps its colour in every panel
-                ax.plot(xs, ys, marker="o", label=p, color=f"C{j % 10}",
+    for ax, (inplace, threads) in zip(axes[0], sorted(panels)):
+        for j, p in enumerate(libraries):
+            points = sorted(panels[(inplace, threads)].get(p, []))
+            if points:
+                ax.plot([x for x, _ in points], [y for _, y in points], marker="o", label=p,
+                        color=COLORS.get(p.split(",")[0], f"C{j % 10}"),
                         linewidth=2.5 if p.startswith("scatterops") else 1.2,
                         linestyle="--" if p == NOCACHE else "-")
         ax.set_xscale("log")
@@ -140,5 +152,3 @@ def sweep_plot(rows, columns: List[str], path: str, title: str) -> bool:
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
-    return True
-

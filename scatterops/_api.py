@@ -18,7 +18,9 @@ _COMMON = """
         the last update to an element wins), ``"add"``/``"sum"``, ``"sub"``,
         ``"mul"``/``"prod"``/``"multiply"``, ``"max"``/``"amax"``,
         ``"min"``/``"amin"`` (as ``np.add.at`` etc. would, bit for bit) or
-        ``"mean"``.
+        ``"mean"``.  No floating-point warning or error is raised, on any
+        dtype, whatever ``np.errstate`` says: an overflow gives ``inf``, an
+        invalid operation NaN, where ``np.add.at`` would warn.
     include_self : bool, optional
         With False, an element that updates hit starts from its first update
         instead of its value in ``data`` (PyTorch ``include_self``, OpenVINO
@@ -171,16 +173,17 @@ _DOC_ELEMENTS = """Write single elements of ``data``, one per element of ``indic
 """
 
 
-def _public(name: str, kind: int, signature: str, doc: str):
-    """The public C function of kind, with its ``__text_signature__`` and docstring."""
-    return _core.make_public(name, kind, f"{name}{signature}\n--\n\n{doc}", __name__)
+def _public(name: str, signature: str, doc: str):
+    """The public C function name (its kind: the core's KINDS), with its
+    ``__text_signature__`` and docstring."""
+    return _core.make_public(name, _core.KINDS[name], f"{name}{signature}\n--\n\n{doc}", __name__)
 
 
 _SIG = ("(data, indices, updates, axis=0, *, reduction='none', include_self=True, mode='raise', "
         "out=None)")
-scatter_update = _public("scatter_update", 0, _SIG, _DOC_UPDATE)
-scatter_nd = _public("scatter_nd", 1,
+scatter_update = _public("scatter_update", _SIG, _DOC_UPDATE)
+scatter_nd = _public("scatter_nd",
                      "(data, indices, updates, *, reduction='none', include_self=True, "
                      "mode='raise', out=None)",
                      _DOC_ND)
-scatter_elements = _public("scatter_elements", 2, _SIG, _DOC_ELEMENTS)
+scatter_elements = _public("scatter_elements", _SIG, _DOC_ELEMENTS)

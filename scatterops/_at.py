@@ -32,7 +32,10 @@ Whatever is not certain to be bit-identical runs NumPy's own ``ufunc.at``: other
 ufuncs, dtypes without a C loop, a loop dtype other than ``a``'s (the ufunc would
 compute in the wider type and cast back), subclasses that override ufuncs, index
 forms not listed above, an ``a`` whose elements share memory, and floating-point
-error modes that raise or call.  An out-of-range index found by the C core (which
+error modes that raise or call.  Where NumPy 2.4's ufunc.at reads past a 1-d b (an
+N-d index array broadcasting it into a 1-d a), b is broadcast to a[indices]'s shape
+before NumPy gets the call (_b_for_numpy), so the result is the one every other
+spelling of the index gives.  An out-of-range index found by the C core (which
 has written nothing) is handed to NumPy too, which raises its own IndexError
 before its first write.
 """
@@ -48,24 +51,36 @@ from ._api import scatter_elements, scatter_nd, scatter_update
 
 __all__ = ["at"]
 
-# the ufuncs with a C reduction: each is bit-identical to the ufunc in C order
-_REDUCTION = {np.add: "add", np.subtract: "sub", np.multiply: "mul",
-              np.maximum: "max", np.minimum: "min"}
+
+class _NoB:
+    """The default of at's b: b left out, which ufunc.at tells from b=None."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<no b>"
+
+
+_NO_B = _NoB()
+
+# the ufuncs with a C reduction, {ufunc: reduction} (the core's table): each is
+# bit-identical to ufunc.at in C order
+_REDUCTION = dict(_core.UFUNC_REDUCTIONS)
 # wrap-around integer arithmetic: computing in a wider integer type and casting
 # back (unsafe, as ufunc.at casts) gives the result of computing in a's type
 _MODULAR = frozenset(("add", "sub", "mul"))
-# dtypes with a C loop (native byte order): bool, the integers, float16..64, complex64/128
-_C_LOOP_CHARS = frozenset("?bBhHiIlLqQefdFD")
+# {reduction: the type characters of the native dtypes the core has its loop for}
+# (no boolean subtract, as in NumPy: its ufunc.at says so)
+_TYPED = {name: frozenset(_core.TYPED_DTYPES[name]) for name in _REDUCTION.values()}
 # ufunc.at converts b with numpy.asarray; these are taken as it takes them
 _PLAIN_B = (int, float, complex, bool, list, tuple, np.ndarray)
 _SCALAR_B = frozenset((int, float, complex, bool, np.ndarray))   # the commonest, by type
 _NO_INDEX = np.empty(0, dtype=np.intp)   # scatter_nd with k = 0: the whole array
-# a 1-d a and one index array with fewer values than this: NumPy's own ufunc.at (its
+# a 1-d a and one 1-d index array with fewer values than this: NumPy's own ufunc.at (its
 # loop for that form is as fast as the C core's, with less to set up)
 _SMALL_1D = 1024
 
 
-def at(ufunc, a, indices, b=None):
+def at(ufunc, a, indices, b=_NO_B):
     """Apply ``ufunc`` in place at the elements of ``a`` that ``indices`` select.
 
     A drop-in for ``ufunc.at(a, indices, b)``: the same arguments, the same
@@ -93,7 +108,8 @@ def at(ufunc, a, indices, b=None):
     b : array_like, optional
         The second operand of a binary ufunc, broadcast to the shape of
         ``a[indices]``.  Leave it out for a unary ufunc (``np.negative``,
-        ``np.invert``, ...).
+        ``np.invert``, ...).  As in NumPy, ``None`` is not leaving it out:
+        it is an operand (an object array), which a unary ufunc refuses.
 
     Returns
     -------
@@ -107,20 +123,24 @@ def at(ufunc, a, indices, b=None):
         written (NumPy also checks every index before its first write).
     ValueError
         ``b`` does not broadcast to ``a[indices]``, ``b`` missing for a
-        binary ufunc or given for a unary one; a read-only ``a``, for every
+        binary ufunc or given (``None`` too) for a unary one; a read-only ``a``, for every
         index (NumPy 2.4's ``ufunc.at`` raises this only where each update meets
         a slice of ``a``, and otherwise writes into the read-only ``a``).
     TypeError
         ``a`` is not an ndarray, or the ufunc has no loop for the dtypes or
-        its result cannot be cast back to ``a.dtype``.
+        its result cannot be cast back to ``a.dtype`` (``b=None`` for a
+        binary ufunc: NumPy's object loop meets ``None``).
 
     Notes
     -----
-    Where the C core runs, it emits no floating-point warnings (an overflow
-    simply gives ``inf``); NumPy's ``ufunc.at`` warns as ``np.errstate`` says.
-    Under an error mode that raises or calls a function for overflow,
-    invalid or divide, the call runs NumPy's ``ufunc.at`` instead, so those
-    modes behave as in NumPy.
+    Floating-point errors: where the C core runs (the five ufuncs above on
+    its dtypes), it emits no floating-point warnings, so under NumPy's
+    default error mode ("warn") an overflow gives ``inf`` and an invalid
+    operation NaN without the ``RuntimeWarning`` NumPy's ``ufunc.at`` emits.
+    Under an error mode that raises, calls or logs for overflow, invalid or
+    divide, the call runs NumPy's ``ufunc.at`` instead, so those modes
+    behave as in NumPy (``FloatingPointError`` under "raise"), and so does
+    every call NumPy's ``ufunc.at`` runs.
 
     Examples
     --------
@@ -137,6 +157,15 @@ def at(ufunc, a, indices, b=None):
     """
     if isinstance(a, np.ndarray) and not a.flags.writeable:
         _read_only_at(ufunc, a, indices, b)
+        return None
+    if (type(indices) is np.ndarray and indices.ndim <= 1 and indices.size < _SMALL_1D
+            and type(a) is np.ndarray and a.ndim == 1):
+        # NumPy's own loop for a 1-d index array into a 1-d a: as fast as the C core's,
+        # with less to set up, and it reads b right for that form
+        if b is _NO_B:
+            ufunc.at(a, indices)
+        else:
+            ufunc.at(a, indices, b)
         return None
     call = _plan(ufunc, a, indices, b)
     if call is None:
@@ -164,11 +193,48 @@ def _read_only_at(ufunc, a, indices, b):
 
 
 def _numpy_at(ufunc, a, indices, b):
-    """NumPy's own ufunc.at (b left out when not given, as a unary ufunc wants)."""
-    if b is None:
+    """NumPy's own ufunc.at (b left out when not given, as a unary ufunc wants; None passed
+    on as NumPy takes it), with b broadcast first where NumPy would read past it."""
+    if b is _NO_B:
         ufunc.at(a, indices)
+        return
+    if (type(indices) is not np.ndarray or indices.ndim > 1) and type(b) in _ARRAY_B:
+        b = _b_for_numpy(a, indices, b)
+    ufunc.at(a, indices, b)
+
+
+# b of these types is made an array by ufunc.at as numpy.asarray makes it
+_ARRAY_B = (list, tuple, np.ndarray)
+
+
+def _b_for_numpy(a, indices, b):
+    """b for NumPy's ufunc.at on a 1-d a: broadcast to a[indices]'s shape when it is 1-d
+    and that shape has more dimensions.  NumPy 2.4's loop for a 1-d a and one index array
+    steps through a 1-d b as if it had one value per index, reading past its end when an
+    N-d index array broadcasts it; the explicit broadcast gives the result ufunc.at gives
+    any other spelling of the call.  b as it was wherever that is not the case, or where
+    NumPy raises its own error (the index or b refused)."""
+    if not (isinstance(a, np.ndarray) and a.ndim == 1):
+        return b
+    try:
+        arr = np.asarray(b)
+    except (TypeError, ValueError):
+        return b
+    if arr.ndim != 1:
+        return b
+    if type(indices) is np.ndarray and indices.dtype.kind in "iu":
+        shape = indices.shape
     else:
-        ufunc.at(a, indices, b)
+        try:    # a[indices]'s shape, read on a one-byte stand-in of a
+            shape = np.broadcast_to(np.zeros((), np.uint8), a.shape)[indices].shape
+        except (IndexError, ValueError, TypeError, OverflowError):
+            return b
+    if len(shape) <= 1:
+        return b
+    try:
+        return np.broadcast_to(arr, shape)
+    except ValueError:
+        return b
 
 
 def _plan(ufunc, a, indices, b):
@@ -178,7 +244,7 @@ def _plan(ufunc, a, indices, b):
         reduction = _REDUCTION.get(ufunc)
     except TypeError:          # an unhashable "ufunc": NumPy says what is wrong
         return None
-    if reduction is None or b is None or not (type(a) is np.ndarray or _plain_array(a)):
+    if reduction is None or b is _NO_B or b is None or not (type(a) is np.ndarray or _plain_array(a)):
         return None
     if type(b) not in _SCALAR_B:
         if not isinstance(b, _PLAIN_B) and not isinstance(b, np.generic):
@@ -186,9 +252,7 @@ def _plan(ufunc, a, indices, b):
         if isinstance(b, np.ndarray) and type(b) is not np.ndarray:
             return None
     dt = a.dtype
-    if a.ndim == 1 and type(indices) is np.ndarray and indices.size < _SMALL_1D:
-        return None        # NumPy's own 1-d loop: as fast, and less to set up
-    if not (dt.isnative and dt.char in _C_LOOP_CHARS and a.ndim >= 1):
+    if not (dt.isnative and dt.char in _TYPED[reduction] and a.ndim >= 1):
         return None
     flags = a.flags
     if not (flags.aligned and (flags.c_contiguous or flags.f_contiguous or _elements_apart(a))):
@@ -201,8 +265,6 @@ def _plan(ufunc, a, indices, b):
         return None
     if loop != dt and not (reduction in _MODULAR and dt.kind in "iu" and loop.kind in "iu"):
         return None
-    if dt.kind == "b" and reduction == "sub":
-        return None        # NumPy refuses boolean subtract: its message
     if dt.kind in "fc" and _fp_errors_act():
         return None
     a_view = a if type(a) is np.ndarray else a.view(np.ndarray)

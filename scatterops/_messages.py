@@ -44,10 +44,10 @@ def _takes(f: Dict[str, Any]) -> str:
 def _what(f: Dict[str, Any]) -> str:
     """Where the required shape of updates comes from, for the shape error."""
     kind, data, idx, axis = f["kind"], f["data_shape"], f["indices_shape"], f["axis"]
-    if kind == 0:
+    if kind == _core.KINDS["scatter_update"]:
         return (f"data.shape[:{axis}] + indices.shape + data.shape[{axis + 1}:] with data "
                 f"{data}, indices {idx}")
-    if kind == 1:
+    if kind == _core.KINDS["scatter_nd"]:
         return f"indices.shape[:-1] + data.shape[{idx[-1]}:] with indices {idx}, data {data}"
     return f"indices.shape = {idx}"
 

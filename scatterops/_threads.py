@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import operator
 import os
+import threading
 from importlib.util import find_spec
 from typing import List, Optional, Type
 
@@ -210,7 +211,8 @@ class threads:
     ``with scatterops.threads(n):`` -- the calls the current thread makes inside
     the block use ``n`` threads (at most the CPUs this process may use, as
     `set_num_threads`); other threads keep theirs. Blocks nest, and the count
-    before the block comes back when it ends, by an exception too. For a Dask
+    before the block comes back when it ends, by an exception too (each
+    thread's own, when several enter one object at once). For a Dask
     task, a joblib worker or a web request thread that must not start more
     threads of its own: ``with scatterops.threads(1): ...``.
 
@@ -248,16 +250,21 @@ class threads:
 
     def __init__(self, n: int) -> None:
         self.n = _count("threads", n)
-        self._before: List[int] = []
+        # the counts before each entry, per thread: the count is the entering thread's
+        # own, and one object may be entered by several threads at once
+        self._local = threading.local()
 
     def __enter__(self) -> "threads":
         before = _core.swap_local_threads(self.n)
-        self._before.append(before)
+        stack: Optional[List[int]] = getattr(self._local, "before", None)
+        if stack is None:
+            stack = self._local.before = []
+        stack.append(before)
         _warn_if_capped(f"threads({self.n})", self.n, _core.get_num_threads(False))
         return self
 
     def __exit__(self, *exc: object) -> None:
-        _core.swap_local_threads(self._before.pop())
+        _core.swap_local_threads(self._local.before.pop())
 
 
 # ---- threadpoolctl -------------------------------------------------------------

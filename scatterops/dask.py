@@ -25,7 +25,8 @@ How it runs (docs/contract.md, "scatterops.dask", says the same for users):
 * **mode=** (``"raise"``, ``"wrap"``, ``"clip"``, ``"drop"``) is applied by the routing:
   a wrapped or clipped index goes to the block of its new position, a dropped update to none.
 * **Errors** that shapes, dtypes, axis, reduction and mode reveal are raised at call time by the
-  C core itself, called on zero-stride stand-ins of the arguments; an index value out of
+  C core itself (``_core.check_call``, which also gives the shape updates is broadcast to),
+  on zero-stride stand-ins of the dask arguments; an index value out of
   range raises the top-level IndexError (the first one in C order of ``indices``) when
   the result is computed, and no block is returned.
 
@@ -55,7 +56,6 @@ A user opts into more threads per task with the Dask config key
 """
 from __future__ import annotations
 
-import operator
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -75,11 +75,10 @@ from . import _core, _messages
 
 __all__ = ["scatter_update", "scatter_nd", "scatter_elements"]
 
-_KIND_NAMES = ("scatter_update", "scatter_nd", "scatter_elements")
-_TOP = {"scatter_update": scatterops.scatter_update,
-        "scatter_nd": scatterops.scatter_nd,
-        "scatter_elements": scatterops.scatter_elements}
-_HUGE_INDEX = 2 ** 62          # out of range for every axis: the stand-in check stops there
+# the core's kinds of call
+_UPDATE = _core.KINDS["scatter_update"]
+_ND = _core.KINDS["scatter_nd"]
+_ELEMENTS = _core.KINDS["scatter_elements"]
 
 
 # ----------------------------------------------------------------------------- threads
@@ -91,50 +90,27 @@ def _threads_context(n: int):
 
 # ----------------------------------------------------------------------------- call-time checks
 
-def _zero_strided(shape: Tuple[int, ...], dtype: np.dtype, value: Any = 0) -> np.ndarray:
-    """A writeable array of ``shape`` that holds one element: the stand-in of a lazy array."""
-    one = np.zeros(1, dtype=dtype)
-    if value != 0:
-        one[0] = value
-    return as_strided(one, shape=shape, strides=(0,) * len(shape), writeable=True)
+def _zero_strided(shape: Tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """An array of ``shape`` and ``dtype`` that holds one element: the stand-in of a lazy
+    array."""
+    return as_strided(np.zeros(1, dtype=dtype), shape=shape, strides=(0,) * len(shape),
+                      writeable=False)
 
 
 def _is_dask(x: Any) -> bool:
     return isinstance(x, da.Array)
 
 
-def _check(name: str, data: Any, indices: Any, updates: Any, axis: Any,
-           kwargs: Dict[str, Any]) -> None:
-    """Every rule that shapes, dtypes, axis and reduction decide, by the C core itself.
-
-    The core is called in place on a zero-stride stand-in of ``data`` (no copy, nothing
-    allocated) with the real shapes and dtypes; an integer ``indices`` is replaced by a
-    zero-stride array of one out-of-range value, so a call that passes every other rule
-    stops at the index check, before any work.  IndexError is then the expected outcome
-    (the real index values are checked when the result is computed)."""
-    if isinstance(data, np.ma.MaskedArray):
-        stand_data: Any = data                     # the core refuses it by its type
-    else:
-        d = data if _is_dask(data) else np.asarray(data)
-        stand_data = _zero_strided(d.shape, d.dtype)
-    if _is_dask(indices) or (isinstance(indices, np.ndarray) and indices.size):
-        if indices.dtype.kind in "iu" and indices.size:
-            stand_idx: Any = _zero_strided(indices.shape, np.dtype(np.int64), _HUGE_INDEX)
-        else:
-            stand_idx = _zero_strided(indices.shape, indices.dtype)
-    else:
-        stand_idx = indices                        # lists, tuples (the core words their errors)
-    stand_upd = _zero_strided(updates.shape, updates.dtype) if _is_dask(updates) else updates
-    args = (stand_data, stand_idx, stand_upd) if name == "scatter_nd" else \
-        (stand_data, stand_idx, stand_upd, axis)
-    out = stand_data if isinstance(stand_data, np.ndarray) and not isinstance(
-        stand_data, np.ma.MaskedArray) else None
-    try:
-        _TOP[name](*args, out=out, **kwargs)
-    except _messages.AxisError:     # an IndexError too, but one that shapes decide
-        raise
-    except IndexError:
-        pass
+def _check(name: str, data: Any, indices: Any, updates: Any, axis: Any, reduction: Any,
+           include_self: Any, mode: Any) -> Tuple[Tuple[int, ...], int]:
+    """Every rule of the call but the range of its index values, by the C core itself
+    (``_core.check_call``: the checks the top-level call makes, with its errors, and
+    nothing run), on the arguments as given or, for a dask array, a zero-stride stand-in
+    of its shape and dtype.  Returns (the shape updates is broadcast to, the axis in
+    [0, data.ndim), 0 for scatter_nd)."""
+    stand = [_zero_strided(x.shape, x.dtype) if _is_dask(x) else x
+             for x in (data, indices, updates)]
+    return _core.check_call(_core.KINDS[name], *stand, axis, reduction, include_self, mode)
 
 
 # ----------------------------------------------------------------------------- geometry
@@ -174,30 +150,28 @@ class _Geometry:
 
     def __init__(self, name: str, data_shape: Tuple[int, ...],
                  data_chunks: Tuple[Tuple[int, ...], ...], idx_shape: Tuple[int, ...],
-                 axis: int):
+                 axis: int, upd_shape: Tuple[int, ...]):
         self.name = name
-        self.kind = _KIND_NAMES.index(name)
+        self.kind = _core.KINDS[name]
         self.data_shape = data_shape
         self.data_chunks = data_chunks
+        self.upd_shape = upd_shape          # as the core's check_call found it
         r = len(data_shape)
-        if self.kind == 0:
+        if self.kind == _UPDATE:
             q = len(idx_shape)
             self.routed = (axis,)
-            self.upd_shape = data_shape[:axis] + idx_shape + data_shape[axis + 1:]
             # updates dim -> data dim it follows (None: an index-space dim)
             self.upd_to_data: Tuple[Optional[int], ...] = tuple(range(axis)) + (None,) * q + \
                 tuple(range(axis + 1, r))
             self.space_dims = tuple(range(axis, axis + q))   # index-space dims of updates
-        elif self.kind == 1:
+        elif self.kind == _ND:
             k = idx_shape[-1]
             q = len(idx_shape) - 1
             self.routed = tuple(range(k))
-            self.upd_shape = idx_shape[:-1] + data_shape[k:]
             self.upd_to_data = (None,) * q + tuple(range(k, r))
             self.space_dims = tuple(range(q))
         else:
             self.routed = (axis,)
-            self.upd_shape = idx_shape
             self.upd_to_data = tuple(None if d == axis else d for d in range(r))
             self.space_dims = tuple(range(r))
         self.axis = axis
@@ -209,7 +183,7 @@ class _Geometry:
         for d, dd in enumerate(self.upd_to_data):
             if dd is None:
                 out.append(tuple(next(space)))
-            elif self.kind == 2:
+            elif self.kind == _ELEMENTS:
                 out.append(_truncated(self.data_chunks[dd], self.upd_shape[d]))
             else:
                 out.append(tuple(self.data_chunks[dd]))
@@ -221,9 +195,9 @@ class _Geometry:
 
     def idx_coord(self, ucoord: Tuple[int, ...]) -> Tuple[int, ...]:
         """The chunk of (aligned) indices that update chunk ``ucoord`` reads."""
-        if self.kind == 0:
+        if self.kind == _UPDATE:
             return tuple(ucoord[d] for d in self.space_dims)
-        if self.kind == 1:
+        if self.kind == _ND:
             return tuple(ucoord[d] for d in self.space_dims) + (0,)
         return tuple(ucoord)
 
@@ -234,8 +208,6 @@ class _Geometry:
 
 
 # ----------------------------------------------------------------------------- tasks
-
-_MODES = ("raise", "wrap", "clip", "drop")      # the core's SO_MODE_* numbers
 
 
 def _prod(shape: Sequence[int]) -> int:
@@ -261,14 +233,14 @@ def _locate(kind: int, idx: np.ndarray, geo: Dict[str, Any], payloads: Tuple[Any
 
     Returns (counts per block, local, grouped payloads, None), or (None, None, None, error)
     for the first bad value in C order of indices."""
-    space = idx.shape[:-1] if kind == 1 else idx.shape
+    space = idx.shape[:-1] if kind == _ND else idx.shape
     n = _prod(space)
-    k = idx.shape[-1] if kind == 1 else 1
+    k = idx.shape[-1] if kind == _ND else 1
     rows = idx.reshape(n, k)
     if not rows.dtype.isnative:
         rows = rows.astype(rows.dtype.newbyteorder("="))
     elements = None
-    if kind == 2 and not count_only:
+    if kind == _ELEMENTS and not count_only:
         # the flat offset of each update in its block: on the axes but axis, the update
         # chunk starts where its block starts, so its coordinates there are its position
         ax, shapes = geo["axis"], geo["block_shapes"]
@@ -276,15 +248,15 @@ def _locate(kind: int, idx: np.ndarray, geo: Dict[str, Any], payloads: Tuple[Any
                     _block_offsets(idx.shape[ax + 1:], shapes[ax + 1:]), shapes[ax],
                     _prod(shapes[ax + 1:]))
     error, counts, local, grouped = _core.route(
-        rows, geo["sizes"], geo["starts"], _MODES.index(geo["mode"]),
+        rows, geo["sizes"], geo["starts"], _core.MODES[geo["mode"]],
         None if count_only else geo["local_dtype"], payloads, elements)
     if error is None:
         return counts, local, grouped, None
     row, j, value = error
     where = tuple(int(w) + o for w, o in zip(np.unravel_index(row, space), geo["idx_offset"]))
-    if kind == 1:
+    if kind == _ND:
         where += (j,)
-    return None, None, None, (where, value, j if kind == 1 else geo["routed"][0],
+    return None, None, None, (where, value, j if kind == _ND else geo["routed"][0],
                               int(geo["sizes"][j]))
 
 
@@ -292,14 +264,14 @@ def _route(kind: int, idx: np.ndarray, upd: Any, geo: Dict[str, Any], targets: S
     """Split one chunk of updates by the block it goes to: {target: piece} plus "error".
 
     A piece is (local indices, updates, global positions or None), in the chunk's C order."""
-    space = idx.shape[:-1] if kind == 1 else idx.shape
+    space = idx.shape[:-1] if kind == _ND else idx.shape
     n = _prod(space)
     upd_axis, nspace = geo["upd_axis"], geo["nspace"]
     payloads = []
     if upd is not None:          # as (pre, n, post): the rows an index tuple carries
-        lead = upd.shape[:upd_axis] if kind == 0 else ()
-        tail = upd.shape[upd_axis + nspace:] if kind == 0 else \
-            upd.shape[geo["nspace"]:] if kind == 1 else ()
+        lead = upd.shape[:upd_axis] if kind == _UPDATE else ()
+        tail = upd.shape[upd_axis + nspace:] if kind == _UPDATE else \
+            upd.shape[geo["nspace"]:] if kind == _ND else ()
         payloads.append(upd.reshape(_prod(lead), n, _prod(tail)))
     if geo["positions"]:
         pos = np.indices(space, dtype=np.intp).reshape(len(space), -1)
@@ -317,7 +289,7 @@ def _route(kind: int, idx: np.ndarray, upd: Any, geo: Dict[str, Any], targets: S
         piece_upd = piece_pos = None
         if upd is not None:
             g = grouped[0][:, lo:hi]
-            piece_upd = g.reshape(lead + (hi - lo,) + tail) if kind == 0 else \
+            piece_upd = g.reshape(lead + (hi - lo,) + tail) if kind == _UPDATE else \
                 g.reshape((hi - lo,) + tail)
         if geo["positions"]:
             piece_pos = grouped[-1][0, lo:hi, 0]
@@ -352,7 +324,7 @@ def _apply(name: str, kind: int, block: np.ndarray, checked: Any, upd_axis: int,
         return block
     local = np.concatenate([p[0] for p in pieces], dtype=np.intp)   # the core's index type
     has_upd = pieces[0][1] is not None
-    cat_axis = upd_axis if kind == 0 else 0
+    cat_axis = upd_axis if kind == _UPDATE else 0
     upd = np.concatenate([p[1] for p in pieces], axis=cat_axis) if has_upd else scalar
     if pieces[0][2] is not None and len(pieces) > 1:
         order = np.argsort(np.concatenate([p[2] for p in pieces]), kind="stable")
@@ -360,9 +332,9 @@ def _apply(name: str, kind: int, block: np.ndarray, checked: Any, upd_axis: int,
         if has_upd:
             upd = np.take(upd, order, axis=cat_axis)
     with _threads_context(threads):
-        if kind == 0:
+        if kind == _UPDATE:
             return scatterops.scatter_update(block, local[:, 0], upd, axis, **kwargs)
-        if kind == 1:
+        if kind == _ND:
             return scatterops.scatter_nd(block, local, upd, **kwargs)
         flat = scatterops.scatter_elements(block.reshape(-1), local, upd, 0, **kwargs)
         return flat.reshape(block.shape)
@@ -382,7 +354,7 @@ def _as_dask_data(data: Any, chunks: Any, name: str):
 def _numpy_space_chunks(geo: "_Geometry", space_shape: Tuple[int, ...], ddata) -> Tuple[Tuple[int, ...], ...]:
     """Chunks of the update index space for a NumPy indices: cut along the first dimension
     only (so the chunks are C-contiguous), each update chunk about one block of data."""
-    if geo.kind == 2:           # only the chunks along axis are read
+    if geo.kind == _ELEMENTS:           # only the chunks along axis are read
         return tuple(da.core.normalize_chunks(max(1, max(ddata.chunks[d])), (s,))[0]
                      if d == geo.axis else (s,) for d, s in enumerate(space_shape))
     if not space_shape:
@@ -408,11 +380,13 @@ def _aligned(x: Any, shape: Tuple[int, ...], chunks: Tuple[Tuple[int, ...], ...]
     return da.from_array(arr, chunks=chunks, name=False)
 
 
-_EMPTY_CALLS = {   # a valid call with nothing to do: it checks mode= alone
-    "scatter_update": lambda: (np.zeros(1), np.zeros(0, np.intp), np.zeros(0), 0),
-    "scatter_nd": lambda: (np.zeros(1), np.zeros((0, 1), np.intp), np.zeros(0)),
-    "scatter_elements": lambda: (np.zeros(1), np.zeros(0, np.intp), np.zeros(0), 0),
-}
+def _require_known_chunks(name: str, arg: str, x: Any) -> None:
+    """A dask argument whose chunk sizes are unknown (``x[x > 3]``, say) is a ValueError
+    naming it: its shape decides the call, and dask learns it only by computing."""
+    if _is_dask(x) and any(c != c for dim in x.chunks for c in dim):     # NaN: unknown
+        raise ValueError(f"scatterops.dask.{name}: {arg} has unknown chunk sizes (shape "
+                         f"{x.shape}); its shape decides the call: call "
+                         f"{arg}.compute_chunk_sizes() first, as dask asks")
 
 
 def _scatter(name: str, data: Any, indices: Any, updates: Any, axis: Any, reduction: Any,
@@ -421,46 +395,40 @@ def _scatter(name: str, data: Any, indices: Any, updates: Any, axis: Any, reduct
         raise TypeError(f"scatterops.dask.{name}: out= is not supported: a lazy result has "
                         "no place to write (compute the result, or use scatterops."
                         f"{name} with out= on NumPy arrays)")
+    for arg, x in (("data", data), ("indices", indices), ("updates", updates)):
+        _require_known_chunks(name, arg, x)
     kwargs = {"reduction": reduction, "include_self": include_self}
-    # mode= is the core's to check (first, as the core binds it); the stand-in calls use
-    # "raise" so that their out-of-range index stops them before any work
-    _TOP[name](*_EMPTY_CALLS[name](), mode=mode)
+    # lists and tuples as given: the core words their errors (a tuple of arrays in scatter_nd)
+    upd_shape, ax = _check(name, data, indices, updates, axis, reduction, include_self, mode)
     scalar_updates = not _is_dask(updates) and not isinstance(updates, np.ndarray) and \
         np.ndim(updates) == 0       # a Python scalar goes to every block call as it is
     if not _is_dask(indices) and not isinstance(indices, np.ndarray):
-        # lists and tuples: the core words their errors (a tuple of arrays in scatter_nd)
-        _check(name, data, indices, updates, axis, kwargs)
         indices = np.asarray(indices)
-        if not scalar_updates and not _is_dask(updates):
-            updates = np.asarray(updates)
-    else:
-        if not scalar_updates and not _is_dask(updates):
-            updates = np.asarray(updates)
-        _check(name, data, indices, updates, axis, kwargs)
+    if not scalar_updates and not _is_dask(updates):
+        updates = np.asarray(updates)
 
     ddata = _as_dask_data(data, chunks, name)
     shape, r = ddata.shape, ddata.ndim
-    ax = 0 if name == "scatter_nd" else operator.index(np.asarray(axis).reshape(-1)[0]) % r
-    kind = _KIND_NAMES.index(name)
-    if kind == 1:
+    kind = _core.KINDS[name]
+    if kind == _ND:
         k = indices.shape[-1]
         if k > 0 and _is_dask(indices) and len(indices.chunks[-1]) > 1:
             indices = indices.rechunk({indices.ndim - 1: -1})
-    geo = _Geometry(name, shape, ddata.chunks, tuple(indices.shape), ax)
+    geo = _Geometry(name, shape, ddata.chunks, tuple(indices.shape), ax, upd_shape)
 
     # the index space's chunks: a dask indices keeps its own; a NumPy one is cut along its
     # first dimension (C-contiguous chunks) into update chunks about the size of a block
-    space_shape = tuple(indices.shape[:-1]) if kind == 1 else tuple(indices.shape)
+    space_shape = tuple(indices.shape[:-1]) if kind == _ND else tuple(indices.shape)
     if _is_dask(indices):
-        space_chunks = tuple(indices.chunks[:-1] if kind == 1 else indices.chunks)
+        space_chunks = tuple(indices.chunks[:-1] if kind == _ND else indices.chunks)
     else:
         space_chunks = _numpy_space_chunks(geo, space_shape, ddata)
-    if kind == 2:
+    if kind == _ELEMENTS:
         upd_chunks = geo.update_chunks((space_chunks[ax],))
         idx_chunks = upd_chunks
     else:
         upd_chunks = geo.update_chunks(space_chunks)
-        idx_chunks = space_chunks + (((indices.shape[-1],),) if kind == 1 else ())
+        idx_chunks = space_chunks + (((indices.shape[-1],),) if kind == _ND else ())
     dindices = _aligned(indices, tuple(indices.shape), idx_chunks)
     dupdates = None if scalar_updates else _aligned(updates, geo.upd_shape, upd_chunks)
 
@@ -472,8 +440,8 @@ def _scatter(name: str, data: Any, indices: Any, updates: Any, axis: Any, reduct
     largest = max([int(np.prod([max(c) for c in ddata.chunks], dtype=np.int64))] +
                   [max(ddata.chunks[d]) for d in routed])
     local_dtype = np.dtype(np.int32 if largest < 2**31 else np.intp)
-    space_grid = tuple(upd_chunks[d] for d in geo.space_dims) if kind != 2 else ()
-    positions = kind != 2 and not _c_contiguous(space_grid)
+    space_grid = tuple(upd_chunks[d] for d in geo.space_dims) if kind != _ELEMENTS else ()
+    positions = kind != _ELEMENTS and not _c_contiguous(space_grid)
     threads = int(dask.config.get("scatterops.threads-per-task", 1))
     token = tokenize(name, ddata, dindices, dupdates, updates if scalar_updates else None,
                      ax, reduction, include_self, mode, threads)
@@ -482,7 +450,7 @@ def _scatter(name: str, data: Any, indices: Any, updates: Any, axis: Any, reduct
     piece_name = f"{name}-piece-{token}"
     err_name = f"{name}-error-{token}"
     check_name = f"{name}-check-{token}"
-    upd_axis = ax if kind == 0 else 0
+    upd_axis = ax if kind == _UPDATE else 0
     nspace = len(geo.space_dims)
 
     dsk: Dict[Any, Any] = {}
@@ -495,7 +463,7 @@ def _scatter(name: str, data: Any, indices: Any, updates: Any, axis: Any, reduct
         slab = geo.slab(ucoord)
         icoord = geo.idx_coord(ucoord)
         block_shapes = None
-        if kind == 2:
+        if kind == _ELEMENTS:
             block_shapes = tuple(np.asarray(ddata.chunks[d], dtype=np.intp) if d == ax
                                  else ddata.chunks[d][slab[d]] for d in range(r))
         g = {"idx_offset": tuple(int(idx_offsets[d][c]) for d, c in enumerate(icoord)),

@@ -63,6 +63,8 @@ try:
 except ImportError:  # pragma: no cover - NumPy < 1.25
     from numpy import AxisError
 
+from . import _core
+
 __all__ = ["calls", "bad_calls", "out_of_range_calls", "Call", "BadCall", "Prepared", "Recipe",
            "Layout", "array_values", "shapes", "layouts", "recipes", "dtypes", "index_dtypes",
            "bad_values", "reduction_is_defined", "swapped", "ml_kind", "assert_identical",
@@ -161,16 +163,14 @@ for _code in ("i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8"):
             INDEX_DTYPES.append(_dt)
 INDEX_DTYPES += [np.dtype(np.intp), np.dtype(np.longlong), np.dtype(np.ulonglong)]
 
-FUNCS = ("scatter_update", "scatter_nd", "scatter_elements")
+FUNCS = tuple(_core.KINDS)
 
-#: every accepted spelling of every reduction
-REDUCTION_NAMES = ("none", "add", "sum", "sub", "mul", "prod", "multiply",
-                   "max", "amax", "min", "amin", "mean")
-CANONICAL = {"none": "none", "add": "add", "sum": "add", "sub": "sub", "mul": "mul",
-             "prod": "mul", "multiply": "mul", "max": "max", "amax": "max",
-             "min": "min", "amin": "min", "mean": "mean"}
-UFUNC = {"add": np.add, "sub": np.subtract, "mul": np.multiply,
-         "max": np.maximum, "min": np.minimum, "mean": np.add}
+#: every accepted spelling of every reduction, and its canonical name (the core's table)
+REDUCTION_NAMES = tuple(_core.REDUCTIONS)
+CANONICAL = dict(_core.REDUCTIONS)
+#: the NumPy ufunc of each reduction but "none" (the core's table); the mean sums with add
+UFUNC = {name: ufunc for ufunc, name in _core.UFUNC_REDUCTIONS.items()}
+UFUNC["mean"] = UFUNC["add"]
 
 
 @functools.lru_cache(maxsize=None)

@@ -241,6 +241,82 @@ def _at_b(draw, dtype, rshape):
     return values
 
 
+def at_b_as_numpy_reads_it(shape, index, b):
+    """b broadcast explicitly to a[index]'s shape for a of shape (b itself for a Python
+    scalar, or where it does not broadcast): the b with which NumPy's ufunc.at gives the
+    result scatterops.at promises.  NumPy 2.4 reads past a 1-d b that an N-d index array
+    broadcasts into a 1-d a; given the broadcast b it reads it right."""
+    rshape = _at_result_shape(shape, index)
+    if rshape is None or not isinstance(b, (np.ndarray, list, tuple)):
+        return b
+    try:
+        return np.broadcast_to(np.asarray(b), rshape)
+    except ValueError:
+        return b
+
+
+#: the spellings of one integer index array x into a 1-d a: each selects the same
+#: elements in the same order, so scatterops.at gives one result for all of them
+AT_SPELLINGS = {
+    "array": lambda x: x,
+    "tuple": lambda x: (x,),
+    "list": lambda x: x.tolist(),
+    "array, Ellipsis": lambda x: (x, Ellipsis),
+    "Ellipsis, array": lambda x: (Ellipsis, x),
+    "list in a tuple": lambda x: (x.tolist(),),
+}
+
+
+@dataclass
+class AtSpellingCase:
+    """One ufunc.at call on a 1-d a with an integer index array x of any shape, spelled as
+    AT_SPELLINGS[spelling] says, and a b that broadcasts to x's shape."""
+    ufunc: Any
+    a: np.ndarray
+    x: np.ndarray
+    spelling: str
+    b: Any
+
+    def __repr__(self):
+        return (f"AtSpellingCase({self.ufunc.__name__}, a={self.a!r}, x={self.x!r}, "
+                f"spelling={self.spelling!r}, b={self.b!r})")
+
+
+@st.composite
+def at_spelling_cases(draw, ufuncs=AT_FAST_UFUNCS + (np.fmax, np.fmin)):
+    """A 1-d a (a few hundred elements or fewer), an index array of 0 to 3 dimensions
+    with a few values or more than a thousand (either side of any size threshold), and b
+    a 1-d array of the index's last dimension (the form NumPy 2.4 reads past), one value,
+    a scalar or a full array."""
+    dtype = np.dtype(draw(st.sampled_from(["f8", "f4", "f2", "i8", "i4", "u1", "c16"])))
+    n = draw(st.integers(1, 300))
+    ndim = draw(st.integers(0, 3))
+    large = draw(st.booleans())
+    if ndim == 0:
+        xshape = ()
+    elif large:
+        last = draw(st.integers(1, 6))
+        xshape = (draw(st.integers(1, 3)),) * (ndim - 1) + (last,)
+        xshape = (-(-1100 // (math.prod(xshape[:-1]) * last)),) + xshape[1:] if ndim > 1 else (1100,)
+    else:
+        xshape = tuple(draw(st.lists(st.integers(1, 4), min_size=ndim, max_size=ndim)))
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    idtype = draw(st.sampled_from([np.intp, np.int32, np.int8, np.uint16]))
+    lo = -n if np.dtype(idtype).kind == "i" else 0
+    x = rng.integers(max(lo, -128), min(n, 128) if idtype is np.int8 else n, xshape).astype(idtype)
+    bkind = draw(st.sampled_from(["last", "last", "last", "one", "scalar", "full"]))
+    bshape = {"last": xshape[-1:], "one": (1,) if xshape else (), "scalar": (), "full": xshape}[bkind]
+    b = (rng.integers(-3, 4, bshape) if dtype.kind in "iu" else rng.integers(-40, 40, bshape) / 8)
+    b = b.astype(dtype) if draw(st.booleans()) else b
+    if bkind == "scalar":
+        b = b.item()
+    elif draw(st.integers(0, 3)) == 0:
+        b = b.tolist()
+    a = (rng.integers(0, 9, n) if dtype.kind in "iu" else rng.integers(-40, 40, n) / 4).astype(dtype)
+    return AtSpellingCase(draw(st.sampled_from(list(ufuncs))), a, x,
+                          draw(st.sampled_from(list(AT_SPELLINGS))), b)
+
+
 @st.composite
 def at_cases(draw, form, bad=True, ufuncs=AT_FAST_UFUNCS * 2 + AT_OTHER_UFUNCS, dtypes=AT_DTYPES):
     """One ufunc.at call with an index of the given form (a key of AT_INDEX_FORMS)."""

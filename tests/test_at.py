@@ -29,9 +29,13 @@ def _call(fn, case, a):
 
 
 def check_at(case: S.AtCase):
+    """scatterops.at against NumPy's ufunc.at given b broadcast explicitly (NumPy 2.4 reads
+    past some b it broadcasts itself: see test_result_does_not_depend_on_the_index_spelling)."""
     mine, theirs = case.a.make(), case.a.make()
     before = S.snapshot(mine)
-    err_theirs = _call(case.ufunc.at, case, theirs)
+    explicit = S.AtCase(case.ufunc, case.a, case.index,
+                        S.at_b_as_numpy_reads_it(case.a.shape, case.index, case.b))
+    err_theirs = _call(case.ufunc.at, explicit, theirs)
     err_mine = _call(lambda *args: scatterops.at(case.ufunc, *args), case, mine)
     if err_theirs is not None:
         assert type(err_mine) is type(err_theirs), f"{err_mine!r} raised where NumPy raised {err_theirs!r}"
@@ -64,6 +68,34 @@ def test_basic_index(case):
 @given(case=S.at_cases("bool"))
 def test_boolean_index(case):
     check_at(case)
+
+
+@given(case=S.at_spelling_cases())
+def test_result_does_not_depend_on_the_index_spelling(case):
+    """Every spelling of one index array (an N-d array, in a tuple, as a list, beside an
+    Ellipsis; a few values or more than a thousand) gives what NumPy's ufunc.at gives with
+    b broadcast explicitly to the index's shape, under an error mode that lets the C core
+    run and under one that hands the call to NumPy.  NumPy 2.4's own ufunc.at reads past a
+    1-d b that an N-d index array broadcasts into a 1-d a."""
+    expected = case.a.copy()
+    with np.errstate(all="ignore"):
+        case.ufunc.at(expected, case.x, np.broadcast_to(np.asarray(case.b), case.x.shape))
+    for errors in ("ignore", "raise"):
+        mine = case.a.copy()
+        with np.errstate(all=errors):
+            scatterops.at(case.ufunc, mine, S.AT_SPELLINGS[case.spelling](case.x), case.b)
+        S.assert_identical(mine, expected, where=f"a (errstate {errors})")
+
+
+def test_an_nd_index_array_broadcasting_b_into_a_1d_a():
+    """The call NumPy 2.4's ufunc.at gets wrong, as the spellings that it gets right give it."""
+    index = np.array([[4, 4], [3, 1]])
+    for spelling in (index, (index,), index.tolist(), (index, Ellipsis)):
+        for ufunc in (np.add, np.fmax):
+            a = np.zeros(5)
+            scatterops.at(ufunc, a, spelling, np.array([-5.0, -9.0]))
+            expected = [0, -9, 0, -5, -14] if ufunc is np.add else [0, 0, 0, 0, 0]
+            S.assert_identical(a, np.array(expected, float), where=f"{ufunc.__name__} at {spelling!r}")
 
 
 # ---- the C path is the one taken ---------------------------------------------------------
@@ -200,6 +232,24 @@ def test_unary_ufuncs():
     _both(np.invert, np.arange(6, dtype=np.uint8), [1, 1, 5])
 
 
+def test_leaving_b_out_differs_from_none():
+    """As in ufunc.at: b left out is no operand, None is one (NumPy makes it an object
+    array), with NumPy's exception classes for each."""
+    import inspect
+    assert repr(inspect.signature(scatterops.at).parameters["b"].default) == "<no b>"
+    for ufunc, args, exc in [(np.add, (), ValueError), (np.add, (None,), TypeError),
+                             (np.negative, (None,), ValueError), (np.negative, (1.0,), ValueError)]:
+        with pytest.raises(exc) as theirs:
+            ufunc.at(np.zeros(3), [0], *args)
+        with pytest.raises(exc) as mine:
+            scatterops.at(ufunc, np.zeros(3), [0], *args)
+        assert str(mine.value) == str(theirs.value)
+    theirs, mine = np.ones(3, bool), np.ones(3, bool)      # an object loop that takes None
+    np.logical_and.at(theirs, [0, 2], None)
+    scatterops.at(np.logical_and, mine, [0, 2], None)
+    S.assert_identical(mine, theirs, where="a")
+
+
 def test_b_overlapping_a_is_read_as_before_the_call():
     a = np.arange(6.0)
     _both(np.add, a, [1, 2, 3], a[0:3])
@@ -270,6 +320,9 @@ def test_bad_index_leaves_a_untouched(index):
     lambda a: (np.add, a, [0], np.ones(2)),          # b does not broadcast
     lambda a: (np.add, a, [0]),                       # no b for a binary ufunc
     lambda a: (np.negative, a, [0], 1.0),             # b for a unary one
+    lambda a: (np.add, a, [0], None),                 # None is a b (an object array): TypeError
+    lambda a: (np.negative, a, [0], None),            # None is a b, given to a unary ufunc
+    lambda a: (np.maximum, a.astype(np.int8), [0, 1], None),
     lambda a: (np.add, a, [0], "x"),                  # no loop
     lambda a: (np.add, a.tolist(), [0], 1.0),         # not an array
     lambda a: (np.subtract, a > 0, [0], True),        # boolean subtract
@@ -330,6 +383,19 @@ def test_a_read_only_memory_map_is_refused(tmp_path):
 def test_unsafe_cast_back_as_numpy():
     _both(np.add, np.arange(3), [0, 0], 1.5)              # float64 loop, cast back into int64
     _both(np.multiply, np.arange(3, dtype=np.uint8), [1], -1.5)
+
+
+def test_floating_point_warnings_are_not_emitted_where_the_c_core_runs(monkeypatch):
+    """the at docstring's Notes: under NumPy's default error mode the C path gives inf
+    without NumPy's RuntimeWarning (NumPy's ufunc.at is not asked)"""
+    import warnings
+    monkeypatch.setattr(_at, "_numpy_at", lambda *args: pytest.fail("NumPy's ufunc.at was called"))
+    a = np.array([1e308, 0.0] * 600)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all="warn"):
+            scatterops.at(np.add, a, np.zeros(1200, np.intp), 1e308)
+    assert a[0] == np.inf
 
 
 def test_floating_point_errors_follow_errstate_raise():

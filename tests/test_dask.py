@@ -281,6 +281,22 @@ def test_call_time_errors_are_the_top_level_ones_for_lazy_arguments():
         assert str(got.value) == str(want.value)
 
 
+@pytest.mark.parametrize("func", FUNCS)
+@pytest.mark.parametrize("arg", ["data", "indices", "updates"])
+def test_unknown_chunk_sizes_are_a_value_error_naming_the_argument(func, arg):
+    """x[x > 3] has chunks of unknown (NaN) size: a ValueError that names the argument and
+    compute_chunk_sizes(), as dask's own errors do, before any graph is built."""
+    x = da.from_array(np.arange(8), chunks=3)
+    unknown = x[x > 3]
+    call = {"data": np.zeros(8), "indices": np.arange(4) % 2 if func != "scatter_nd"
+            else (np.arange(4) % 2)[:, None], "updates": 1.0}
+    call[arg] = {"data": unknown.astype(np.float64), "updates": unknown.astype(np.float64),
+                 "indices": (unknown % 2) if func != "scatter_nd" else (unknown % 2)[:, None]}[arg]
+    with pytest.raises(ValueError, match=rf"{arg} has unknown chunk sizes .* "
+                                         rf"{arg}\.compute_chunk_sizes\(\)"):
+        getattr(sd, func)(call["data"], call["indices"], call["updates"])
+
+
 def test_out_is_refused_and_chunks_applies_to_numpy_data_only():
     with pytest.raises(TypeError, match="lazy result has no place to write"):
         sd.scatter_nd(np.zeros(3), [[0]], [1.0], out=np.zeros(3))

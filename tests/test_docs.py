@@ -1,7 +1,8 @@
 """The documentation: the docstrings' examples and the ```pycon blocks of README.md and docs/*.md
 run and print what they show; every public function has a numpydoc docstring whose Parameters
 are its parameters; the API reference lists every public function; the README's quick-start
-commands are the ones CI runs."""
+commands are the ones CI runs, its install commands work from a checkout, and what it says of
+floating-point warnings holds."""
 import doctest
 import inspect
 import re
@@ -149,3 +150,40 @@ def test_readme_quick_start_is_what_ci_runs():
         for command in QUICK_START:
             for part in command.split(" && "):
                 assert any(line.startswith(part) for line in run), f".ci/run does not run {part!r}"
+
+
+def test_install_commands_work_from_a_checkout():
+    # scatterops is on no package index: `pip install scatterops` or 'scatterops[dask]' fails,
+    # `pip install -e '.[dask]'` from the checkout works
+    pages = [README] + [DOCS / name for name in ("index.md", "development.md", "testing.md",
+                                                 "performance.md")]
+    bad = [f"{page.name}: {line.strip()}" for page in pages if page.exists()
+           for line in page.read_text().splitlines()
+           if re.search(r"pip install (?:-{1,2}[\w-]+ )*['\"]?scatterops\b", line)]
+    assert not bad, "install from the checkout (pip install -e '.[EXTRA]'):\n" + "\n".join(bad)
+    assert "pip install -e '.[dask]'" in README.read_text()
+
+
+def test_floating_point_warnings_are_as_the_readme_says():
+    # README, Semantics: the three functions raise no floating-point warning whatever np.errstate
+    # says, in the C loops (float32) and in the NumPy fallback (longdouble, non-native byte
+    # order); scatterops.at is silent where the C core runs, and under an error mode that raises
+    # it runs NumPy's ufunc.at, which raises
+    import warnings
+    big = {np.float32: 3e38, np.longdouble: np.finfo(np.longdouble).max, ">f8": 1.7e308}
+    with np.errstate(all="raise"):
+        for dtype, v in big.items():
+            out = scatterops.scatter_elements(np.array([v], dtype), [0], np.array([v], dtype),
+                                              reduction="add")
+            assert np.isinf(out[0]), dtype
+        out = scatterops.scatter_elements(np.array([np.inf]), [0], [-np.inf], reduction="add")
+        assert np.isnan(out[0])
+        a = np.array([3e38], np.float32)
+        with pytest.raises(FloatingPointError):
+            scatterops.at(np.add, a, [0], np.float32(3e38))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a = np.array([3e38], np.float32)
+        scatterops.at(np.add, a, [0], np.float32(3e38))
+        assert np.isinf(a[0])
+    assert "np.errstate" in README.read_text() and "Floating-point warnings" in README.read_text()

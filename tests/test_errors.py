@@ -442,3 +442,20 @@ def test_set_num_threads_refuses_what_is_not_a_positive_int(n, exc_type):
         scatterops.set_num_threads(n)
     assert "set_num_threads" in str(info.value) and "n " in str(info.value)
     assert scatterops.get_num_threads() == before
+
+
+@pytest.mark.parametrize("dtype", ["f2", "f4", "f8", "c16", ">f8", "g"])
+@pytest.mark.parametrize("mode", ["raise", "warn"])
+def test_floating_point_errors_are_not_raised_whatever_errstate_says(dtype, mode):
+    """docs/contract.md, Errors: no FloatingPointError, no RuntimeWarning, on any dtype; an
+    overflow gives inf and inf - inf NaN, the values NumPy computes."""
+    import warnings
+    dt = np.dtype(dtype)
+    big = np.array([np.finfo(dt).max] * 2, dt)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all=mode):
+            over = scatterops.scatter_elements(big, [0, 0], big, reduction="add")
+            invalid = scatterops.scatter_nd(np.array([np.inf], dt), [[0]], np.array([-np.inf], dt),
+                                            reduction="add")
+    assert np.isinf(over[0]) and np.isnan(invalid[0])

@@ -186,3 +186,58 @@ def test_without_what_it_needs_the_import_error_says_what_to_install(module, nee
     assert res.returncode == 0, res.stderr
     for word in words:
         assert word in res.stdout, res.stdout
+
+
+# ---- the oracle stays independent of the C core ----------------------------------------
+
+_BLOCKED_CORE = r'''
+import importlib.util, os, sys, types
+import numpy as np
+
+pkg_dir = sys.argv[1]
+
+
+class Blocked(types.ModuleType):
+    """scatterops._core: every name read from it fails the test."""
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AssertionError(f"the oracle read _core.{name}")
+
+
+# the package without its __init__ (which loads the C core for the public functions)
+pkg = types.ModuleType("scatterops")
+pkg.__path__ = [pkg_dir]
+sys.modules["scatterops"] = pkg
+sys.modules["scatterops._core"] = Blocked("scatterops._core")
+from scatterops import reference as R
+
+d = np.arange(12.0).reshape(3, 4)
+for red in ("none", "add", "sum", "sub", "mul", "prod", "max", "amin", "mean"):
+    R.scatter_update(d, [2, -1, 2], np.ones((3, 4)), 0, reduction=red, include_self=False)
+    R.scatter_nd(d, [[0, 1], [0, 1]], [5.0, 6.0], reduction=red)
+    R.scatter_elements(d, [[3, 0, 3]], [[1.0, 2.0, 3.0]], 1, reduction=red)
+for mode in ("raise", "wrap", "clip", "drop"):
+    R.scatter_elements(d, [[9, -9]], [[1.0, 2.0]], 1, mode=mode) if mode != "raise" else None
+for bad in (dict(reduction="nope"), dict(mode="nope"), dict(axis=5), dict(updates=np.ones(7))):
+    kw = dict(dict(axis=0, updates=1.0), **bad)
+    try:
+        R.scatter_update(d, [0], kw.pop("updates"), kw.pop("axis"), **kw)
+    except (ValueError, TypeError, IndexError):
+        pass
+    else:
+        raise AssertionError(f"{bad}: no error")
+print("independent")
+'''
+
+
+def test_the_reference_reads_no_table_or_rule_from_the_core():
+    """scatterops.reference and the checks it uses run, errors included, with every name
+    of scatterops._core refused: the oracle's reading of the contract is its own."""
+    import os
+    import subprocess
+    import sys
+    pkg_dir = os.path.dirname(scatterops.__file__)
+    res = subprocess.run([sys.executable, "-c", _BLOCKED_CORE, pkg_dir], capture_output=True,
+                         text=True)
+    assert res.returncode == 0 and res.stdout.strip() == "independent", res.stderr

@@ -233,6 +233,48 @@ def test_threads_block_sets_and_restores(restore_threads):
     assert so.get_num_threads() == 4
 
 
+def test_one_threads_object_entered_by_two_threads_restores_each_ones_count(restore_threads):
+    """Each thread gets back its own count when it leaves the block, whatever the other
+    thread did with the same object in between (the counts saved per thread, not on the
+    shared object)."""
+    so.set_num_threads(3)
+    shared = so.threads(2)
+    step = threading.Barrier(2)
+    seen, failed = {}, []
+
+    def run(name, body):
+        try:
+            body()
+        except BaseException as exc:   # let the other thread out of the barrier, then fail
+            failed.append((name, exc))
+            step.abort()
+
+    def first():                       # enters with a count of its own (1), leaves first
+        with so.threads(1):
+            with shared:
+                step.wait()            # 1: first is in
+                step.wait()            # 2: second is in
+            seen["first after"] = so.get_num_threads()
+            step.wait()                # 3: first is out
+
+    def second():                      # enters with the process-wide count (3), leaves last
+        step.wait()
+        with shared:
+            seen["second inside"] = so.get_num_threads()
+            step.wait()
+            step.wait()
+        seen["second after"] = so.get_num_threads()
+
+    ts = [threading.Thread(target=run, args=("first", first)),
+          threading.Thread(target=run, args=("second", second))]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not failed, failed
+    assert seen == {"second inside": 2, "first after": 1, "second after": 3}
+
+
 @pytest.mark.parametrize("bad, exc", [(0, ValueError), (-1, ValueError), (True, TypeError),
                                       (2.0, TypeError), (None, TypeError)])
 def test_threads_block_refuses_what_is_not_a_positive_int(bad, exc):

@@ -13,7 +13,7 @@
  */
 #include "py/py.h"
 
-static const char *const mode_names[] = {"raise", "wrap", "clip", "drop"};
+const char *const so_mode_names[SO_NMODES] = {"raise", "wrap", "clip", "drop"};
 
 int
 so_parse_mode(const char *func, PyObject *mode)
@@ -24,8 +24,8 @@ so_parse_mode(const char *func, PyObject *mode)
         so_fail("mode_type", func, "{sO}", "got", (PyObject *)Py_TYPE(mode));
         return -1;
     }
-    for (m = 0; m < 4; m++) {
-        if (PyUnicode_CompareWithASCIIString(mode, mode_names[m]) == 0) return m;
+    for (m = 0; m < SO_NMODES; m++) {
+        if (PyUnicode_CompareWithASCIIString(mode, so_mode_names[m]) == 0) return m;
     }
     so_fail("mode_value", func, "{sO}", "got", mode);
     return -1;

@@ -128,7 +128,12 @@ so_py_set_stream_copy_min(PyObject *self, PyObject *arg)
 static PyMethodDef so_methods[] = {
     {"make_public", so_make_public, METH_VARARGS,
      "make_public(name, kind, doc, module, /)\n--\n\n"
-     "The public function of kind (0 update, 1 nd, 2 elements), in C."},
+     "The public function of kind (a value of KINDS), in C."},
+    {"check_call", so_py_check_call, METH_VARARGS,
+     "check_call(kind, data, indices, updates, axis, reduction, include_self, mode, /)\n--\n\n"
+     "Every rule of a call of kind (a value of KINDS) but the range of its index values,\n"
+     "raising what the call would raise; nothing runs.  Returns (the shape updates is\n"
+     "broadcast to, the axis in [0, data.ndim); 0 for scatter_nd) (tables.c)."},
     {"set_hooks", so_set_hooks, METH_VARARGS,
      "set_hooks(error, generic, /)\n--\n\n"
      "The Python helpers the core calls: error(code, func, fields) makes an exception;\n"
@@ -215,6 +220,8 @@ so_exec(PyObject *m)
     /* {accepted reduction name: canonical name}, for the messages and the stubs */
     table = so_reduction_table();
     rc = table == NULL ? -1 : PyModule_AddObjectRef(m, "REDUCTIONS", table);
+    /* the kinds, modes, reductions by ufunc and typed dtypes (tables.c) */
+    if (rc == 0) rc = so_tables_add(m, table);
     Py_XDECREF(table);
     if (rc < 0) return -1;
     /* the names of so_cpu_has's features, by index; the vector paths compiled

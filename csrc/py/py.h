@@ -136,7 +136,9 @@ PyArrayObject *so_view_of(PyArrayObject *a, PyArray_Descr *descr, const npy_intp
  * when it raises the IndexError of an index out of range (before anything is
  * written) is the mode applied and the call run again, so a call whose indices
  * are all inside costs what it costs under "raise". */
-enum { SO_MODE_RAISE, SO_MODE_WRAP, SO_MODE_CLIP, SO_MODE_DROP };
+enum { SO_MODE_RAISE, SO_MODE_WRAP, SO_MODE_CLIP, SO_MODE_DROP, SO_NMODES };
+/* mode.c: the names of the modes, by SO_MODE_* number */
+extern const char *const so_mode_names[SO_NMODES];
 int so_parse_mode(const char *func, PyObject *mode);
 int so_args_apply_mode(so_args *a);
 /* mode.c, route.c: the position in [0, s) of a value on an axis of size s under
@@ -274,6 +276,13 @@ PyObject *so_py_at_apply(PyObject *self, PyObject *args);
  * elements), scatterops.dask's routing of a chunk of updates to the blocks of
  * data: a stable counting sort by block, without the GIL */
 PyObject *so_py_route(PyObject *self, PyObject *args);
+/* tables.c: the module constants KINDS, MODES, UFUNC_REDUCTIONS and
+ * TYPED_DTYPES added to m (reductions: the REDUCTIONS constant), -1 raised;
+ * _core.check_call(kind, data, indices, updates, axis, reduction,
+ * include_self, mode), every rule of a call but its index values, returning
+ * (the updates shape required, the axis in [0, ndim)) */
+int so_tables_add(PyObject *m, PyObject *reductions);
+PyObject *so_py_check_call(PyObject *self, PyObject *args);
 
 /* A call in its direct form: the loop (by element, direct.c's gate; by row of
  * f elements, rows.c's), the index type, the number n of index values and the
