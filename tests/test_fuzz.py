@@ -137,9 +137,6 @@ SMOKE_INPUTS = 60        # per surface: a few seconds in all
 #: Bugs the fuzz target finds in the current package, by the signature of the finding:
 #: the smoke run warns about these and fails on any other.  Delete an entry with its fix.
 OPEN_FINDINGS = {
-    # at(ufunc, a, indices, None) takes None for "b not given" (ValueError); NumPy's
-    # ufunc.at passes None on as an operand (TypeError, or its index error first)
-    "at with b=None": lambda sig: sig.startswith("at ") and "b NoneType" in sig,
     # a reduction name with a NUL byte ("mean\x00") is read up to the NUL and accepted
     "reduction name with a NUL": lambda sig: "\\x00'" in sig,
     # scatterops.dask fails on an empty update index space that the top-level functions
