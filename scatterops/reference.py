@@ -85,7 +85,9 @@ def _apply(call: _args.Call) -> np.ndarray:
         if not call.include_self and not seen[t]:
             out[t] = u                          # the first update is assigned ...
         else:
-            ufunc.at(out, t, u)                 # ... the following ones combined
+            # ... the following ones combined; b as a 0-d array, so that an object
+            # element that is a sequence (a tuple) is one value, not several
+            ufunc.at(out, t, call.updates[p + (Ellipsis,)])
         seen[t] = True
         count[t] += 1
 

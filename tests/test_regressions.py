@@ -62,3 +62,21 @@ def test_bytes_that_are_not_ascii_into_str_data_name_updates(func):
     with pytest.raises(TypeError, match="updates"):
         getattr(so, func)(data, idx, np.array([b"\xff"]), out=data)
     assert (data == before).all()
+
+
+# The reference's reductions passed an object update to ufunc.at as it was, so an update
+# that is a tuple was read as a sequence of values (ValueError) where np.add.at on the
+# whole array, and scatterops, take it as one value: found by the fuzz target.
+@pytest.mark.parametrize("reduction", ["add", "max"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_reference_takes_a_tuple_object_update_as_one_value(reduction, include_self):
+    data = np.empty(2, dtype=object)
+    data[0], data[1] = (1,), (2,)
+    upd = np.empty(1, dtype=object)
+    upd[0] = (3,)
+    want = so.scatter_elements(data, [0], upd, reduction=reduction, include_self=include_self)
+    got = ref.scatter_elements(data, [0], upd, reduction=reduction, include_self=include_self)
+    assert list(got) == list(want)
+    expected = {("add", True): (1, 3), ("add", False): (3,), ("max", True): (3,),
+                ("max", False): (3,)}[reduction, include_self]
+    assert got[0] == expected and got[1] == (2,)
