@@ -409,6 +409,10 @@ def _scatter(name: str, data: Any, indices: Any, updates: Any, axis: Any, reduct
         updates = np.asarray(updates)
 
     ddata = _as_dask_data(data, chunks, name)
+    if 0 in upd_shape:
+        # no update: the result is data, as the top-level function's is (the call's
+        # arguments are checked above; an empty index space has no value to route)
+        return ddata.copy()
     shape, r = ddata.shape, ddata.ndim
     kind = _core.KINDS[name]
     if kind == _ND:

@@ -377,3 +377,19 @@ def test_a_worker_killed_during_the_compute_does_not_change_the_result(client):
     os.kill(pids[victim], signal.SIGKILL)
     _same_bits(want, future.result())
     assert victim not in client.run(os.getpid) or client.run(os.getpid)[victim] != pids[victim]
+
+
+# A call with no update (an empty index space) is a copy of data at the top level; the
+# Dask routing had no value to route and failed when computed: found by the fuzz target.
+@pytest.mark.parametrize("func,args,kw", [
+    ("scatter_elements", (np.zeros(3), [], np.zeros(0)), {}),
+    ("scatter_elements", (np.zeros((2, 3)), np.zeros(0, np.intp), np.zeros(0), 1), {}),
+    ("scatter_update", (np.zeros((2, 3)), np.zeros((0, 2), int), np.zeros((2, 0, 3)), 1), {}),
+    ("scatter_nd", (np.arange(6.).reshape(2, 3), np.zeros((0, 1), int), 5.0), {}),
+    ("scatter_elements", (np.arange(3, dtype=np.int16), [], 1), {"reduction": "add"}),
+])
+def test_a_call_with_no_update_computes_to_data(func, args, kw):
+    want = getattr(scatterops, func)(*args, **kw)
+    got = getattr(sd, func)(*args, chunks=2, **kw)
+    assert isinstance(got, da.Array)
+    assert_identical(got.compute(), want)
