@@ -409,9 +409,9 @@ def _scatter(name: str, data: Any, indices: Any, updates: Any, axis: Any, reduct
         updates = np.asarray(updates)
 
     ddata = _as_dask_data(data, chunks, name)
-    if 0 in upd_shape:
-        # no update: the result is data, as the top-level function's is (the call's
-        # arguments are checked above; an empty index space has no value to route)
+    if indices.size == 0 and 0 in upd_shape:
+        # no index value and no update: the result is data, as the top-level function's
+        # is (the call's arguments are checked above; there is nothing to route)
         return ddata.copy()
     shape, r = ddata.shape, ddata.ndim
     kind = _core.KINDS[name]
