@@ -290,10 +290,17 @@ so_typed_row(PyArray_Descr *d)
 /* The dtypes of the loops that read their indices as given (indexed.c by
  * element, rows.c by row): ops.h's table without float16 (its loops convert
  * through F16C, chosen at run time in reduce.c; a float16 call keeps the intp
- * path).  Their tables are indexed by so_typed_row, with NULL in float16's row. */
-#define SO_INDEXED_TYPES(X)                                                           \
+ * path).  Their tables are indexed by so_typed_row, with NULL in float16's row.
+ * SO_OWN_LOOP_TYPES(X) have loops of their own for every op; an unsigned
+ * integer's add, sub and mul give the bits of the signed integer of its size
+ * (both wrap modulo 2^bits: INT_OPS above), so SO_SHARED_LOOP_TYPES(U), U(name,
+ * C type, the signed one's name), take that one's loops for them and have their
+ * own max and min only: the same machine code, compiled once. */
+#define SO_OWN_LOOP_TYPES(X)                                                          \
     X(i8, npy_int8) X(i16, npy_int16) X(i32, npy_int32) X(i64, npy_int64)             \
-    X(u8, npy_uint8) X(u16, npy_uint16) X(u32, npy_uint32) X(u64, npy_uint64)         \
     X(f32, npy_float) X(f64, npy_double) X(c64, so_c64) X(c128, so_c128)
+#define SO_SHARED_LOOP_TYPES(U)                                                       \
+    U(u8, npy_uint8, i8) U(u16, npy_uint16, i16) U(u32, npy_uint32, i32)              \
+    U(u64, npy_uint64, i64)
 
 #endif
