@@ -1,6 +1,7 @@
 /*
- * kernels/reduce.c: typed reduction kernels, generated from one table of dtypes,
- * on the element operations of kernels/ops.h.
+ * kernels/reduce.c: typed reduction kernels, generated from one table of dtypes
+ * and for ml_dtypes' bfloat16 (known by its scalar type: its type number is
+ * given out at import), on the element operations of kernels/ops.h.
  */
 #include "kernels/ops.h"
 
