@@ -180,18 +180,20 @@ NAME##_##OP##_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,    
         NAME##_##OP##_by_i64, NAME##_##OP##_by_u8, NAME##_##OP##_by_u16,              \
         NAME##_##OP##_by_u32, NAME##_##OP##_by_u64};
 
-/* A dtype's table by op of its tables by index type NAME_OP_BY (BY: by, v8_by). */
-#define OPS_TABLE(TABLE, NAME, BY)                                                    \
+/* A dtype's table by op of its tables by index type NAME_OP_BY (BY: by, v8_by):
+ * add, sub and mul those of ARITH, NAME itself or the signed integer an unsigned
+ * one shares them with (ops.h's SO_SHARED_LOOP_TYPES). */
+#define OPS_TABLE(TABLE, NAME, ARITH, BY)                                             \
     static const so_indexed_fn *const TABLE[SO_NOPS] = {                              \
-        NULL, NAME##_add_##BY, NAME##_sub_##BY, NAME##_mul_##BY, NAME##_max_##BY,     \
+        NULL, ARITH##_add_##BY, ARITH##_sub_##BY, ARITH##_mul_##BY, NAME##_max_##BY,  \
         NAME##_min_##BY, NULL};
-
-#define FOR_OPS(NAME, T)                                                              \
+#define FOR_OPS(NAME, T, ARITH)                                                       \
+    FOR_INDEX(NAME, T, max) FOR_INDEX(NAME, T, min) OPS_TABLE(NAME##_ops, NAME, ARITH, by)
+#define FOR_OWN_OPS(NAME, T)                                                          \
     FOR_INDEX(NAME, T, add) FOR_INDEX(NAME, T, sub) FOR_INDEX(NAME, T, mul)           \
-    FOR_INDEX(NAME, T, max) FOR_INDEX(NAME, T, min)                                   \
-    OPS_TABLE(NAME##_ops, NAME, by)
-
-SO_INDEXED_TYPES(FOR_OPS)
+    FOR_OPS(NAME, T, NAME)
+SO_OWN_LOOP_TYPES(FOR_OWN_OPS)
+SO_SHARED_LOOP_TYPES(FOR_OPS)
 
 /* With int64 indices on a CPU with AVX2 (chosen at run time), the loop into a
  * contiguous out beyond L2 (and within L2 once a call has had many negative
@@ -405,12 +407,14 @@ NAME##_##OP##_v8_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx, 
         NAME##_##OP##_v8_by_i64, NAME##_##OP##_by_u8, NAME##_##OP##_by_u16,           \
         NAME##_##OP##_by_u32, NAME##_##OP##_by_u64};
 
-#define V8_FOR_OPS(NAME, T)                                                           \
-    V8_FOR_INDEX(NAME, T, add) V8_FOR_INDEX(NAME, T, sub) V8_FOR_INDEX(NAME, T, mul)  \
+#define V8_FOR_OPS(NAME, T, ARITH)                                                    \
     V8_FOR_INDEX(NAME, T, max) V8_FOR_INDEX(NAME, T, min)                             \
-    OPS_TABLE(NAME##_v8_ops, NAME, v8_by)
-
-SO_INDEXED_TYPES(V8_FOR_OPS)
+    OPS_TABLE(NAME##_v8_ops, NAME, ARITH, v8_by)
+#define V8_FOR_OWN_OPS(NAME, T)                                                       \
+    V8_FOR_INDEX(NAME, T, add) V8_FOR_INDEX(NAME, T, sub) V8_FOR_INDEX(NAME, T, mul)  \
+    V8_FOR_OPS(NAME, T, NAME)
+SO_OWN_LOOP_TYPES(V8_FOR_OWN_OPS)
+SO_SHARED_LOOP_TYPES(V8_FOR_OPS)
 #endif
 
 so_indexed_fn

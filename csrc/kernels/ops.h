@@ -207,6 +207,50 @@ SO_F16C static inline npy_half f16c_minv(npy_half x, npy_half y) { return f16c_m
 #undef FH
 #endif
 
+/* ml_dtypes' bfloat16 (the high 16 bits of a float32), its operations as
+ * ml_dtypes' own ufunc loops compute them, which ufunc.at calls update by update:
+ * add, sub and mul widen both operands to float32 exactly, operate once in
+ * float32 and round the float32 result to bfloat16 to nearest, ties to even
+ * (a NaN becomes the quiet NaN 0x7fc0 with the NaN's sign); max and min compare
+ * in float32 and return one operand's bits unchanged: x if x is NaN or x > y
+ * (x < y), else y -- strict, so max(+0, -0) is -0, unlike float16's (x >= y).
+ * No flush of subnormals: bfloat16 has float32's exponent range, so they widen
+ * and round like any other value.  tests/test_bfloat16.py holds these rules to
+ * ml_dtypes itself. */
+static inline float bf16_to_float(npy_uint16 h)
+{
+    npy_uint32 b = (npy_uint32)h << 16;
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+static inline npy_uint16 bf16_from_float(float f)
+{
+    npy_uint32 b;
+    memcpy(&b, &f, sizeof b);
+    if ((b & 0x7fffffffu) > 0x7f800000u) return (npy_uint16)(((b >> 16) & 0x8000u) | 0x7fc0u);
+    return (npy_uint16)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+}
+#define BF(x) bf16_to_float(x)
+/* y + x and y * x: the same value as x + y and x * y (both commute exactly); with
+ * two NaNs, which NaN's sign survives depends on the order, and written this way
+ * it is the one ml_dtypes' loops give here (which docs/contract.md does not promise) */
+static inline npy_uint16 bf16_add(npy_uint16 x, npy_uint16 y) { return bf16_from_float(BF(y) + BF(x)); }
+static inline npy_uint16 bf16_sub(npy_uint16 x, npy_uint16 y) { return bf16_from_float(BF(x) - BF(y)); }
+static inline npy_uint16 bf16_mul(npy_uint16 x, npy_uint16 y) { return bf16_from_float(BF(y) * BF(x)); }
+static inline npy_uint16 bf16_max(npy_uint16 x, npy_uint16 y)
+{
+    float a = BF(x), b = BF(y);
+    return (a > b || a != a) ? x : y;
+}
+static inline npy_uint16 bf16_min(npy_uint16 x, npy_uint16 y)
+{
+    float a = BF(x), b = BF(y);
+    return (a < b || a != a) ? x : y;
+}
+SO_SAME_MAXMIN(bf16, npy_uint16)
+#undef BF
+
 #define CPLX_OPS(NAME, T, R)                                                          \
 static inline T NAME##_add(T x, T y) { T z; z.r = R##_add(x.r, y.r); z.i = R##_add(x.i, y.i); return z; } \
 static inline T NAME##_sub(T x, T y) { T z; z.r = x.r - y.r; z.i = x.i - y.i; return z; } \
@@ -290,10 +334,17 @@ so_typed_row(PyArray_Descr *d)
 /* The dtypes of the loops that read their indices as given (indexed.c by
  * element, rows.c by row): ops.h's table without float16 (its loops convert
  * through F16C, chosen at run time in reduce.c; a float16 call keeps the intp
- * path).  Their tables are indexed by so_typed_row, with NULL in float16's row. */
-#define SO_INDEXED_TYPES(X)                                                           \
+ * path).  Their tables are indexed by so_typed_row, with NULL in float16's row.
+ * SO_OWN_LOOP_TYPES(X) have loops of their own for every op; an unsigned
+ * integer's add, sub and mul give the bits of the signed integer of its size
+ * (both wrap modulo 2^bits: INT_OPS above), so SO_SHARED_LOOP_TYPES(U), U(name,
+ * C type, the signed one's name), take that one's loops for them and have their
+ * own max and min only: the same machine code, compiled once. */
+#define SO_OWN_LOOP_TYPES(X)                                                          \
     X(i8, npy_int8) X(i16, npy_int16) X(i32, npy_int32) X(i64, npy_int64)             \
-    X(u8, npy_uint8) X(u16, npy_uint16) X(u32, npy_uint32) X(u64, npy_uint64)         \
     X(f32, npy_float) X(f64, npy_double) X(c64, so_c64) X(c128, so_c128)
+#define SO_SHARED_LOOP_TYPES(U)                                                       \
+    U(u8, npy_uint8, i8) U(u16, npy_uint16, i16) U(u32, npy_uint32, i32)              \
+    U(u64, npy_uint64, i64)
 
 #endif

@@ -1,6 +1,7 @@
 /*
- * kernels/reduce.c: typed reduction kernels, generated from one table of dtypes,
- * on the element operations of kernels/ops.h.
+ * kernels/reduce.c: typed reduction kernels, generated from one table of dtypes
+ * and for ml_dtypes' bfloat16 (known by its scalar type: its type number is
+ * given out at import), on the element operations of kernels/ops.h.
  */
 #include "kernels/ops.h"
 
@@ -146,6 +147,7 @@ DEFINE_KERNELS_ATTR(f16c, npy_half, mul, SO_F16C)
 DEFINE_KERNELS_ATTR(f16c, npy_half, max, SO_F16C)
 DEFINE_KERNELS_ATTR(f16c, npy_half, min, SO_F16C)
 #endif
+DEFINE_ALL(bf16, npy_uint16)
 DEFINE_ONE(b, npy_bool, add)
 DEFINE_ONE(b, npy_bool, mul)
 DEFINE_ONE(b, npy_bool, max)
@@ -173,6 +175,7 @@ SO_NUMERIC_TYPES(ROW)
 #ifdef SO_HAVE_F16C
 ROW(f16c, npy_half)
 #endif
+ROW(bf16, npy_uint16)
 static const so_row row_b = {
     {NULL, b_add_block, NULL, b_mul_block, b_max_block, b_min_block, NULL},
     {NULL, b_add_elem, NULL, b_mul_elem, b_max_elem, b_min_elem, NULL},
@@ -183,6 +186,23 @@ static const so_row row_b = {
  * others to the generic path. */
 const char so_typed_chars[] = "?bBhHiIlLqQefdFD";
 
+
+/* Whether descr is ml_dtypes' bfloat16.  ml_dtypes registers its dtypes at
+ * import (PyArray_RegisterDataType), so the type number is whatever NumPy gave
+ * out; the scalar type is known by its name and the item size, and then by its
+ * address, kept for the next call (a module's type lives as long as the
+ * process: ml_dtypes is never unloaded). */
+static int
+is_bfloat16(PyArray_Descr *descr)
+{
+    static PyTypeObject *known;
+    PyTypeObject *t = descr->typeobj;
+    if (t == NULL || PyDataType_ELSIZE(descr) != 2 || descr->kind != 'V') return 0;
+    if (t == known) return 1;
+    if (known != NULL || strcmp(t->tp_name, "ml_dtypes.bfloat16") != 0) return 0;
+    known = t;
+    return 1;
+}
 
 static const so_row *
 row_for(PyArray_Descr *descr)
@@ -219,6 +239,7 @@ row_for(PyArray_Descr *descr)
         case NPY_CFLOAT: return &row_c64;
         case NPY_CDOUBLE: return &row_c128;
     }
+    if (is_bfloat16(descr)) return &row_bf16;
     return NULL;
 }
 

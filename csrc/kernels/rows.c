@@ -172,7 +172,16 @@ NAME##_##OP##_rows_by_##IN(char *restrict o, npy_intp ros, npy_intp size,       
         {NULL}, {ROW_TABLE_ENTRY(NAME, add)}, {ROW_TABLE_ENTRY(NAME, sub)},           \
         {ROW_TABLE_ENTRY(NAME, mul)}, {ROW_TABLE_ENTRY(NAME, max)},                   \
         {ROW_TABLE_ENTRY(NAME, min)}, {NULL}};
-SO_INDEXED_TYPES(REDUCE_ROWS)
+/* an unsigned dtype's: add, sub and mul those of the signed one SNAME (ops.h's
+ * SO_SHARED_LOOP_TYPES) */
+#define REDUCE_SHARED_ROWS(NAME, T, SNAME)                                            \
+    ROWS_OF(NAME, T, max) ROWS_OF(NAME, T, min)                                       \
+    static const so_rows_fn NAME##_rows[SO_NOPS][SO_IX_NTYPES] = {                    \
+        {NULL}, {ROW_TABLE_ENTRY(SNAME, add)}, {ROW_TABLE_ENTRY(SNAME, sub)},         \
+        {ROW_TABLE_ENTRY(SNAME, mul)}, {ROW_TABLE_ENTRY(NAME, max)},                  \
+        {ROW_TABLE_ENTRY(NAME, min)}, {NULL}};
+SO_OWN_LOOP_TYPES(REDUCE_ROWS)
+SO_SHARED_LOOP_TYPES(REDUCE_SHARED_ROWS)
 
 /* The same loops compiled for AVX2, for add, sub, mul, max and min of the 4-
  * and 8-byte integers and floats, chosen at run time (so_rows_kernel): a row of
@@ -231,6 +240,13 @@ NAME##_##OP##_rows_avx2_by_##IN(char *restrict o, npy_intp ros, npy_intp size,  
         {ROW_TABLE_ENTRY_AVX2(NAME, add)}, {ROW_TABLE_ENTRY_AVX2(NAME, sub)},         \
         {ROW_TABLE_ENTRY_AVX2(NAME, mul)}, {ROW_TABLE_ENTRY_AVX2(NAME, max)},         \
         {ROW_TABLE_ENTRY_AVX2(NAME, min)}};
+#define VEC_REDUCE_SHARED_ROWS(NAME, T, SNAME)                                        \
+    typedef T NAME##_v8 __attribute__((vector_size(8 * sizeof(T))));                  \
+    VEC_ROWS_OF(NAME, T, max) VEC_ROWS_OF(NAME, T, min)                               \
+    static const so_rows_fn NAME##_rows_avx2[5][SO_IX_NTYPES] = {                     \
+        {ROW_TABLE_ENTRY_AVX2(SNAME, add)}, {ROW_TABLE_ENTRY_AVX2(SNAME, sub)},       \
+        {ROW_TABLE_ENTRY_AVX2(SNAME, mul)}, {ROW_TABLE_ENTRY_AVX2(NAME, max)},        \
+        {ROW_TABLE_ENTRY_AVX2(NAME, min)}};
 
 #define ROW_TABLE_ENTRY_AVX2(NAME, OP) NAME##_##OP##_rows_avx2_by_i8,                 \
     NAME##_##OP##_rows_avx2_by_i16, NAME##_##OP##_rows_avx2_by_i32,                   \
@@ -240,8 +256,8 @@ NAME##_##OP##_rows_avx2_by_##IN(char *restrict o, npy_intp ros, npy_intp size,  
 
 VEC_REDUCE_ROWS(i32, npy_int32)
 VEC_REDUCE_ROWS(i64, npy_int64)
-VEC_REDUCE_ROWS(u32, npy_uint32)
-VEC_REDUCE_ROWS(u64, npy_uint64)
+VEC_REDUCE_SHARED_ROWS(u32, npy_uint32, i32)
+VEC_REDUCE_SHARED_ROWS(u64, npy_uint64, i64)
 VEC_REDUCE_ROWS(f32, npy_float)
 VEC_REDUCE_ROWS(f64, npy_double)
 

@@ -166,7 +166,8 @@ so_check_reduction(const char *func, int entry, PyObject *given, PyArray_Descr *
     if (mean) op = SO_ADD;
     if (so_reduce_kernel(kn, d, op)) {
         if (!mean) return 1;
-        if (d->kind != 'b') return so_has_mean_kernel(d);
+        /* bool has no division rule, nor has ml_dtypes' bfloat16 (kind 'V') */
+        if (strchr("iufc", d->kind) != NULL) return so_has_mean_kernel(d);
         has = 0;
     }
     else {
