@@ -1,7 +1,8 @@
 """The NumPy fallback for the dtypes that have no C loop.
 
 The reductions on longdouble, clongdouble, byte-swapped, datetime64 / timedelta64,
-object and user dtypes (``ml_dtypes``), the mean of complex numbers, and
+object and user dtypes (``ml_dtypes``' types other than bfloat16, which has C loops), the
+mean of complex numbers, and
 ``reduction="none"`` on structured dtypes holding objects run NumPy's own ``ufunc.at``
 here.  Everything else about the call is the C core's: it has checked every argument
 and every index, made the output, and computed ``targets``, the flat C-order position

@@ -80,3 +80,12 @@ def test_reference_takes_a_tuple_object_update_as_one_value(reduction, include_s
     expected = {("add", True): (1, 3), ("add", False): (3,), ("max", True): (3,),
                 ("max", False): (3,)}[reduction, include_self]
     assert got[0] == expected and got[1] == (2,)
+
+
+# A reduction name was compared as a C string, up to its first NUL: "mean\x00" was taken
+# as "mean" where the reference refuses it: found by the fuzz target.
+@pytest.mark.parametrize("name", ["mean\x00", "add\x00x", "none\x00"])
+def test_a_reduction_name_with_a_nul_is_refused(name):
+    for module in (so, ref):
+        with pytest.raises(ValueError, match="reduction"):
+            module.scatter_update(np.zeros(3), [0], [1.0], reduction=name)

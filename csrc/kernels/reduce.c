@@ -182,10 +182,6 @@ static const so_row row_b = {
     {NULL, b_add_list, NULL, b_mul_list, b_max_list, b_min_list, NULL},
     {NULL, b_add_first, NULL, b_mul_first, b_max_first, b_min_first, NULL}};
 
-/* Type characters with typed kernels (native byte order): Python routes the
- * others to the generic path. */
-const char so_typed_chars[] = "?bBhHiIlLqQefdFD";
-
 
 /* Whether descr is ml_dtypes' bfloat16.  ml_dtypes registers its dtypes at
  * import (PyArray_RegisterDataType), so the type number is whatever NumPy gave

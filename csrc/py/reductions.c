@@ -88,7 +88,6 @@ so_reduction_table(void)
 int
 so_parse_reduction(const char *func, PyObject *r)
 {
-    const char *s;
     int i;
     for (i = 0; i < N_REDUCTIONS; i++) {
         if (r == names[i]) return i;         /* interned: string literals in user code */
@@ -96,10 +95,9 @@ so_parse_reduction(const char *func, PyObject *r)
     if (!PyUnicode_Check(r)) {
         return so_fail("reduction_type", func, "{sO}", "got", (PyObject *)Py_TYPE(r));
     }
-    s = PyUnicode_AsUTF8(r);
-    if (s == NULL) PyErr_Clear();
-    for (i = 0; s != NULL && i < N_REDUCTIONS; i++) {
-        if (strcmp(s, reduction_names[i].name) == 0) return i;
+    /* compared as whole strings: a name with a NUL in it ("mean\0") is no name */
+    for (i = 0; i < N_REDUCTIONS; i++) {
+        if (PyUnicode_CompareWithASCIIString(r, reduction_names[i].name) == 0) return i;
     }
     return so_fail("reduction_value", func, "{sO}", "got", r);
 }
