@@ -21,6 +21,12 @@ dimensions go -- and turned into one in-place call on a view of ``a``:
 ``b`` is broadcast to the shape of ``a[indices]`` as NumPy broadcasts it, then
 its axes are permuted into the order of the call's update index space.
 
+The commonest calls never reach this module's reading: ``_core.at`` (the C entry,
+csrc/py/at_entry.c) reads and runs an integer array or list of ints, ``:``s around
+one integer array, or (small) an integer array on every axis, with b of a's dtype
+or a Python scalar that keeps it, and returns NotImplemented for every other call
+before anything is written; those are read here.
+
 Small calls are mostly planning, so the commonest forms (_simple_call: an int
 array or list, ``:``s around one array, an array on every axis, ints and ``:``s,
 a boolean mask of a's shape) are recognised with a few type checks and go
@@ -61,6 +67,7 @@ class _NoB:
 
 
 _NO_B = _NoB()
+_core_at = _core.at
 
 # the ufuncs with a C reduction, {ufunc: reduction} (the core's table): each is
 # bit-identical to ufunc.at in C order
@@ -155,13 +162,15 @@ def at(ufunc, a, indices, b=_NO_B):
     array([[0. , 0. , 7. , 1.5],
            [3. , 0. , 5. , 0. ]])
     """
+    if _core_at(ufunc, a, indices, b) is None:
+        return None       # read and run in C (_core.at: the commonest forms)
     if isinstance(a, np.ndarray) and not a.flags.writeable:
         _read_only_at(ufunc, a, indices, b)
         return None
     if (type(indices) is np.ndarray and indices.ndim <= 1 and indices.size < _SMALL_1D
             and type(a) is np.ndarray and a.ndim == 1):
-        # NumPy's own loop for a 1-d index array into a 1-d a: as fast as the C core's,
-        # with less to set up, and it reads b right for that form
+        # a 1-d index array into a 1-d a that the C entry declined (a dtype or b it does
+        # not take): NumPy's own loop, which reads b right for that form
         if b is _NO_B:
             ufunc.at(a, indices)
         else:

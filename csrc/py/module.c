@@ -125,6 +125,8 @@ so_py_set_stream_copy_min(PyObject *self, PyObject *arg)
     return PyLong_FromSsize_t(so_set_stream_min(n));
 }
 
+PyObject *so_py_at(PyObject *module, PyObject *const *args, Py_ssize_t nargs);   /* at_entry.c */
+
 static PyMethodDef so_methods[] = {
     {"make_public", so_make_public, METH_VARARGS,
      "make_public(name, kind, doc, module, /)\n--\n\n"
@@ -197,6 +199,9 @@ static PyMethodDef so_methods[] = {
      "the caches (-1: copy.c's rule, a quarter of L3 and at least 32 MiB); the last value set."},
     {"copy", so_py_copy, METH_O,
      "copy(a, /)\n--\n\nA C-ordered copy of the ndarray a (large ones in the output cache's memory)."},
+    {"at", (PyCFunction)(void (*)(void))so_py_at, METH_FASTCALL,
+     "at(ufunc, a, indices, b, /)\n--\n\n"
+     "scatterops.at's commonest calls, run in place; NotImplemented for the rest (at_entry.c)."},
     {"at_apply", so_py_at_apply, METH_VARARGS,
      "at_apply(memory, arrays, sizes, steps, shape, updates, reduction, /)\n--\n\n"
      "scatterops.at with an index array on every axis: the updates applied at the elements they "
