@@ -227,3 +227,62 @@ def test_raise_builds_one_index_error_a_call():
         assert len(built) == 1, (name, built)
         built.clear()
 
+
+
+INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+
+
+def _boundary_values(dtype, s):
+    """The values where the rule changes its answer on an axis of size s, and the dtype's ends,
+    as far as dtype holds them."""
+    info = np.iinfo(dtype)
+    return sorted({v for v in (-s - 1, -s, -s + 1, -1, 0, 1, s - 1, s, s + 1, info.min, info.max)
+                   if info.min <= v <= info.max})
+
+
+def _inside(v, s, dtype):
+    return (0 <= v < s) if np.iinfo(dtype).min == 0 else (-s <= v < s)
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+def test_every_check_applies_one_rule_at_its_boundaries(dtype):
+    # the rule -s <= v < s (v < s unsigned) is written once in C; the checks that use it and
+    # the fused loops that keep a vectorised form of it (the direct loops, the chunked check of a
+    # long run, the checked walk) all give its answer at the values where it changes
+    for s in (1, 7, 200):
+        for v in _boundary_values(dtype, s):
+            for n in (3, 20_000):
+                i = np.zeros(n, dtype)
+                i[n // 2] = v
+                d = np.arange(float(s))
+                u = np.ones(n)
+                forms = {
+                    "direct, one pass": lambda: so.scatter_elements(d, i, u, reduction="add"),
+                    "direct, into out": lambda: so.scatter_elements(
+                        d, i, u, reduction="add", out=d.copy()),
+                    "general": lambda: so.scatter_nd(
+                        np.zeros((s, 2)), i[:, None], np.ones((n, 2)), reduction="add"),
+                    "mean": lambda: so.scatter_elements(d, i, u, reduction="mean"),
+                }
+                for name, call in forms.items():
+                    for nthreads in (1, 2):
+                        with so.threads(nthreads):
+                            if _inside(v, s, dtype):
+                                call()
+                            else:
+                                with pytest.raises(IndexError):
+                                    call()
+                kept = i if _inside(v, s, dtype) else np.delete(i, n // 2)
+                want = d.copy()
+                np.add.at(want, kept.astype(np.int64), u[:kept.size])
+                got = so.scatter_elements(d, i, u, reduction="add", mode="drop")
+                assert_identical(got, want, objects="eq", nans="bits"), (v, s)
+                if n == 3 and dtype != np.uint64:
+                    # at reads an index as NumPy does, cast to intp (a uint64 above intp's
+                    # range counts from the end there)
+                    a = np.zeros((2, s))
+                    if _inside(v, s, dtype):
+                        so.at(np.add, a, (np.array([0, 1, 0]), i), 1.0)
+                    else:
+                        with pytest.raises(IndexError):
+                            so.at(np.add, a, (np.array([0, 1, 0]), i), 1.0)

@@ -60,8 +60,7 @@ keep_mask(const npy_intp *v, npy_intp ngroups, const npy_intp *bounds, int nb, n
     for (g = 0; g < ngroups; g++) {
         npy_bool ok = 1;
         for (c = 0; c < nb; c++) {
-            npy_intp s = bounds[c], x = v[g * nb + c];
-            ok &= (npy_bool)(x >= -s && x < s);
+            ok &= (npy_bool)so_index_inside(v[g * nb + c], bounds[c]);
         }
         keep[g] = ok;
         kept += ok;

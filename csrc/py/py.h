@@ -154,7 +154,7 @@ static inline int
 so_mode_position(npy_uint64 raw, int is_unsigned, npy_intp s, int mode, npy_intp *pos)
 {
     const npy_int64 v = (npy_int64)raw;
-    if (is_unsigned ? raw < (npy_uint64)s : (v >= -(npy_int64)s && v < (npy_int64)s)) {
+    if (is_unsigned ? so_index_inside_unsigned(raw, s) : so_index_inside(v, s)) {
         *pos = (npy_intp)(v < 0 ? v + s : v);
         return 0;
     }
