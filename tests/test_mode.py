@@ -138,3 +138,151 @@ def test_drop_in_place_leaves_out_written_only_where_kept():
     r = so.scatter_update(d, [10, 1], [7.0, 8.0], out=d, mode="drop")
     assert r is d
     assert d.tolist() == [0, 8, 2, 3, 4, 5]
+
+
+def _counting_index_errors():
+    """The error hook wrapped to count the IndexErrors of an index out of range it builds."""
+    from scatterops import _core, _generic, _messages
+    built = []
+
+    def error(code, func, fields):
+        if code == "index_range":
+            built.append(func)
+        return _messages.error(code, func, fields)
+    return built, lambda: _core.set_hooks(error, _generic.apply), \
+        lambda: _core.set_hooks(_messages.error, _generic.apply)
+
+
+def _mode_forms():
+    """(name, call(module, mode)): a call with values outside in each way a call checks its
+    indices: the direct loop's check first or while it runs (small and large, in place and not,
+    indices of their own dtype), the general walk's check (2-D, scatter_nd, scatter_update, a
+    mean, include_self=False), the long check without the GIL, the check fused with a
+    threaded walk."""
+    rng = np.random.default_rng(7)
+
+    def idx(n, size, dtype=np.int64):
+        i = rng.integers(-size, size, n)
+        i[n // 3] = size + 2
+        i[-1] = -size - 5
+        return i.astype(dtype)
+
+    def form(name, func, d, *args, inplace=False, **kw):
+        def call(m, mode):
+            o = d.copy() if inplace else None
+            return getattr(m, func)(o if inplace else d, *args, mode=mode, out=o, **kw)
+        return name, call
+
+    forms = []
+    for n in (4, 64, 1000, 100_000):
+        i, u, d = idx(n, 50), rng.random(n), rng.random(50)
+        forms += [form(f"elements-{n}", "scatter_elements", d, i, u, reduction="add"),
+                  form(f"elements-inplace-{n}", "scatter_elements", d, i, u, reduction="add",
+                       inplace=True),
+                  form(f"elements-int16-max-{n}", "scatter_elements", d, i.astype(np.int16), u,
+                       reduction="max"),
+                  form(f"elements-mean-{n}", "scatter_elements", d, i, u, reduction="mean",
+                       include_self=False)]
+    i, u = idx(200_000, 300_000), rng.random(200_000)
+    forms.append(form("elements-large", "scatter_elements", rng.random(300_000), i, u,
+                      reduction="add"))
+    i2 = np.stack([idx(500, 20), idx(500, 30)], axis=-1)
+    d2 = rng.random((20, 30))
+    forms += [form("nd", "scatter_nd", d2, i2, rng.random(500), reduction="add"),
+              form("nd-inplace", "scatter_nd", d2, i2, rng.random(500), inplace=True),
+              form("update-axis1", "scatter_update", d2, idx(7, 30),
+                   np.arange(140.0).reshape(20, 7), 1),
+              form("elements-2d", "scatter_elements", d2, idx(40, 30).reshape(2, 20),
+                   np.arange(40.0).reshape(2, 20), 1, reduction="mul")]
+    return forms
+
+
+@pytest.mark.parametrize("nthreads", [1, 2])
+@pytest.mark.parametrize("mode", ["wrap", "clip", "drop"])
+def test_a_mode_takes_effect_in_the_check_without_an_index_error(mode, nthreads):
+    # the check a call makes anyway is where the mode applies: no IndexError is built (and
+    # caught) on the way, and the result is the reference's bit for bit
+    built, count, restore = _counting_index_errors()
+    for name, call in _mode_forms():
+        want = call(reference, mode)
+        count()
+        try:
+            with so.threads(nthreads):
+                got = call(so, mode)
+        finally:
+            restore()
+        assert_identical(got, want, objects="eq", nans="bits"), name
+        assert built == [], (name, built)
+
+
+def test_raise_builds_one_index_error_a_call():
+    built, count, restore = _counting_index_errors()
+    for name, call in _mode_forms():
+        count()
+        try:
+            with pytest.raises(IndexError):
+                call(so, "raise")
+        finally:
+            restore()
+        assert len(built) == 1, (name, built)
+        built.clear()
+
+
+
+INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+
+
+def _boundary_values(dtype, s):
+    """The values where the rule changes its answer on an axis of size s, and the dtype's ends,
+    as far as dtype holds them."""
+    info = np.iinfo(dtype)
+    return sorted({v for v in (-s - 1, -s, -s + 1, -1, 0, 1, s - 1, s, s + 1, info.min, info.max)
+                   if info.min <= v <= info.max})
+
+
+def _inside(v, s, dtype):
+    return (0 <= v < s) if np.iinfo(dtype).min == 0 else (-s <= v < s)
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+def test_every_check_applies_one_rule_at_its_boundaries(dtype):
+    # the rule -s <= v < s (v < s unsigned) is written once in C; the checks that use it and
+    # the fused loops that keep a vectorised form of it (the direct loops, the chunked check of a
+    # long run, the checked walk) all give its answer at the values where it changes
+    for s in (1, 7, 200):
+        for v in _boundary_values(dtype, s):
+            for n in (3, 20_000):
+                i = np.zeros(n, dtype)
+                i[n // 2] = v
+                d = np.arange(float(s))
+                u = np.ones(n)
+                forms = {
+                    "direct, one pass": lambda: so.scatter_elements(d, i, u, reduction="add"),
+                    "direct, into out": lambda: so.scatter_elements(
+                        d, i, u, reduction="add", out=d.copy()),
+                    "general": lambda: so.scatter_nd(
+                        np.zeros((s, 2)), i[:, None], np.ones((n, 2)), reduction="add"),
+                    "mean": lambda: so.scatter_elements(d, i, u, reduction="mean"),
+                }
+                for name, call in forms.items():
+                    for nthreads in (1, 2):
+                        with so.threads(nthreads):
+                            if _inside(v, s, dtype):
+                                call()
+                            else:
+                                with pytest.raises(IndexError):
+                                    call()
+                kept = i if _inside(v, s, dtype) else np.delete(i, n // 2)
+                want = d.copy()
+                np.add.at(want, kept.astype(np.int64), u[:kept.size])
+                got = so.scatter_elements(d, i, u, reduction="add", mode="drop")
+                assert_identical(got, want, objects="eq", nans="bits"), (v, s)
+                if n == 3 and dtype != np.uint64:
+                    # at reads an index as NumPy does, cast to intp (a uint64 above intp's
+                    # range counts from the end there)
+                    a = np.zeros((2, s))
+                    if _inside(v, s, dtype):
+                        so.at(np.add, a, (np.array([0, 1, 0]), i), 1.0)
+                    else:
+                        with pytest.raises(IndexError):
+                            so.at(np.add, a, (np.array([0, 1, 0]), i), 1.0)

@@ -216,6 +216,24 @@ static inline npy_intp so_load_intp(const char *p)
     return v;
 }
 
+/* The rule of an index value, the one every check applies: a value v of a
+ * signed dtype names a position on an axis of size s (0 <= s) when
+ * -s <= v < s, a negative one counting from the end (so_wrap); one of an
+ * unsigned dtype when v < s.  The signed test is one unsigned compare: v + s,
+ * taken modulo 2^64, is below 2s exactly when -s <= v < s, for every int64 v
+ * and every s below 2^63.  The kernels' element loops test the wrapped value
+ * instead, (npy_uintp)so_wrap(v, s) < s, the same set (tests/test_mode.py's
+ * boundary values hold every check to it). */
+static inline int so_index_inside(npy_int64 v, npy_intp s)
+{
+    return (npy_uint64)v + (npy_uint64)s < 2 * (npy_uint64)s;
+}
+
+static inline int so_index_inside_unsigned(npy_uint64 v, npy_intp s)
+{
+    return v < (npy_uint64)s;
+}
+
 static inline npy_intp so_wrap(npy_intp j, npy_intp size)
 {
     return j + (j < 0 ? size : 0);

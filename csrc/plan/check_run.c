@@ -66,11 +66,14 @@ SO_INDEX_TYPES(AVX2_MINMAX)
 SO_INDEX_TYPES(AVX512_MINMAX)
 #endif
 
-/* The first position in v[0..n) outside [lo, hi] (in the index type's own
- * range), or -1; asks poll every SO_PIECE values (SO_CHECK_STOPPED). */
+/* The first position in v[0..n) that base.h's rule puts outside an axis of
+ * size, or -1; asks poll every SO_PIECE values (SO_CHECK_STOPPED).  A chunk is
+ * passed whole when its extremes lie in [lo_ok, hi_ok] (the rule's values, in
+ * the index type's own range: the vectorised form of the rule); else the rule
+ * itself finds the position. */
 #define FIRST_BAD(NAME, T, S)                                                         \
 static npy_intp                                                                       \
-NAME##_first_bad(const T *v, npy_intp n, T lo_ok, T hi_ok, so_poll *poll)             \
+NAME##_first_bad(const T *v, npy_intp n, T lo_ok, T hi_ok, npy_intp size, so_poll *poll) \
 {                                                                                     \
     void (*minmax)(const T *restrict, npy_intp, T *, T *) = NAME##_minmax;            \
     npy_intp c, i;                                                                    \
@@ -84,7 +87,8 @@ NAME##_first_bad(const T *v, npy_intp n, T lo_ok, T hi_ok, so_poll *poll)       
         minmax(v + c, m, &lo, &hi);                                                   \
         if (lo < lo_ok || hi > hi_ok) {                                               \
             for (i = c; i < c + m; i++) {                                             \
-                if (v[i] < lo_ok || v[i] > hi_ok) return i;                           \
+                if (S ? !so_index_inside((npy_int64)v[i], size)                       \
+                      : !so_index_inside_unsigned((npy_uint64)v[i], size)) return i;   \
             }                                                                         \
         }                                                                             \
     }                                                                                 \
@@ -115,7 +119,7 @@ so_first_bad_run(const char *v, int itype, npy_intp n, npy_intp size, so_poll *p
         npy_uint64 hi = (npy_uint64)size - 1;                                         \
         if (lo < tmin) lo = tmin;                                                     \
         if (hi > tmax) hi = tmax;                                                     \
-        return NAME##_first_bad((const T *)(const void *)v, n, (T)lo, (T)hi, poll);   \
+        return NAME##_first_bad((const T *)(const void *)v, n, (T)lo, (T)hi, size, poll); \
     }
     switch (itype) {
         SO_INDEX_TYPES(CALL)

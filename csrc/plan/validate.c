@@ -10,12 +10,11 @@
 
 #include <stdlib.h>
 
-/* v outside [-b, b): one unsigned compare (b >= 0, so 2b cannot overflow for
- * any real axis size). */
+/* v outside [-b, b) (base.h's rule) */
 static inline int
 out_of_range(npy_intp v, npy_intp b)
 {
-    return (npy_uintp)v + (npy_uintp)b >= 2 * (npy_uintp)b;
+    return !so_index_inside(v, b);
 }
 
 /* A contiguous run: an aligned one by the vectorised check of check_run.c. */

@@ -55,9 +55,8 @@ typedef int (*so_at_loop_fn)(npy_intp *restrict out, const char *in, npy_intp is
     name(npy_intp *restrict out, const char *in, npy_intp is, npy_intp n, npy_intp size, \
          npy_intp step)                                                                \
     {                                                                                  \
-        const npy_intp lo = -size;                                                     \
         npy_intp bad = 0, i;                                                           \
-        SO_AT_FOR(T, bad |= (x < lo) | (x >= size))                                    \
+        SO_AT_FOR(T, bad |= !so_index_inside(x, size))                                 \
         return bad != 0;                                                               \
     }
 #define SO_AT_ADD(name, T, MUL, ATTR)                                                  \

@@ -174,10 +174,11 @@ checked_while_walking(const so_args *a, const so_kernel *kn, int *bad)
     return result;
 }
 
-/* A fresh result with the check fused into the walk, or NULL (an error set, or
- * not of these shapes: then the caller checks first). */
+/* A fresh result with the check fused into the walk, or NULL: an error set,
+ * *oor = 1 (an index outside under a mode, nothing raised), or not of these
+ * shapes (then the caller checks first). */
 static PyArrayObject *
-fresh_checked(const so_args *a, const so_kernel *kn, int nthreads)
+fresh_checked(const so_args *a, const so_kernel *kn, int nthreads, int *oor)
 {
     PyArrayObject *data = a->data, *r = NULL;
     int bad = 0;
@@ -193,7 +194,8 @@ fresh_checked(const so_args *a, const so_kernel *kn, int nthreads)
         r = checked_while_walking(a, kn, &bad);
         if (r != NULL || PyErr_Occurred()) return r;
     }
-    if (bad) so_args_check_indices(a, nthreads);      /* raises the IndexError */
+    /* the first bad index: its IndexError, or the mode's turn */
+    if (bad) *oor = so_args_check_indices(a, nthreads) == SO_OUT_OF_RANGE;
     return NULL;
 }
 
@@ -435,18 +437,26 @@ so_call_run(so_args *a, int nthreads)
 {
     PyArrayObject *data = a->data, *out = a->out, *work;
     const so_kernel *kn = &a->kn;
-    int typed = a->typed, rc, direct;
+    int typed = a->typed, rc = 0, direct, oor = 0;
 
     if (so_fold_equal_rows(a, nthreads) < 0) return NULL;
     work = (PyArrayObject *)so_call_direct(a, nthreads, &direct);
-    if (direct) return (PyObject *)work;
-    if (!keeps_index_dtype(a, nthreads) && so_args_intp_indices(a) < 0) return NULL;
-    if (typed && out == NULL && a->include_self && !a->mean) {
-        PyArrayObject *r = fresh_checked(a, kn, nthreads);
-        if (r != NULL || PyErr_Occurred()) return (PyObject *)r;
+    if (direct == SO_DIRECT_DONE) return (PyObject *)work;
+    rc = direct == SO_DIRECT_OUT_OF_RANGE ? SO_OUT_OF_RANGE : 0;
+    if (rc == 0) {
+        if (!keeps_index_dtype(a, nthreads) && so_args_intp_indices(a) < 0) return NULL;
+        if (typed && out == NULL && a->include_self && !a->mean) {
+            PyArrayObject *r = fresh_checked(a, kn, nthreads, &oor);
+            if (r != NULL || PyErr_Occurred()) return (PyObject *)r;
+        }
+        rc = oor ? SO_OUT_OF_RANGE
+                 : a->nidx < SO_GIL_RELEASE_MIN ? so_args_check_indices(a, nthreads)
+                                                : so_check_indices_long(a, nthreads);
+        if (rc < 0) return NULL;
     }
-    if ((a->nidx < SO_GIL_RELEASE_MIN ? so_args_check_indices(a, nthreads)
-                                       : so_check_indices_long(a, nthreads)) < 0) return NULL;
+    /* an index outside under wrap, clip or drop, found by the check above before
+     * anything was written: the mode's transform of the indices, then on */
+    if (rc == SO_OUT_OF_RANGE && so_args_apply_mode(a) < 0) return NULL;
     so_test_rewrite(a->idx);
 
     if (out == NULL && typed && a->include_self && !a->mean && a->nupd > 0 &&

@@ -105,25 +105,26 @@ run_pieces(const so_direct_form *form, char *o, npy_intp os, npy_intp size, cons
     return -1;
 }
 
-/* The IndexError for the bad index at position pos of the loop's run: on rows
- * of scatter_elements' expanded index, row pos of the index (its element
- * (pos, 0, ...); only an index rewritten after py/rows_direct.c checked the column
- * gets here). */
-static void
-index_error(const so_args *a, const so_direct_form *form, npy_intp pos)
+/* The bad index at position pos of the loop's run (so_args_out_of_range: its
+ * IndexError, or SO_OUT_OF_RANGE under a mode): on rows of scatter_elements'
+ * expanded index, row pos of the index (its element (pos, 0, ...); only an
+ * index rewritten after py/rows_direct.c checked the column gets here). */
+static int
+out_of_range(const so_args *a, const so_direct_form *form, npy_intp pos)
 {
     if (form->rows != NULL && a->kind == SO_ELEMENTS && form->n > 0) pos *= a->nidx / form->n;
-    so_args_index_error(a, pos);
+    return so_args_out_of_range(a, pos);
 }
 
-/* The call in one pass (see SO_ONE_PASS_MIN): the result, or NULL raised.
- * Stopped or on a bad index, nothing was written to out.  so_test_rewrite runs
+/* The call in one pass (see SO_ONE_PASS_MIN): the result, or NULL raised, or
+ * NULL with *bad = 1 and nothing raised (a bad index under a mode).  Stopped or
+ * on a bad index, nothing was written to out.  so_test_rewrite runs
  * where the separate check would have ended, before the loop: the tests tell by
  * it which calls read their indices once (the loop then sees the rewritten
  * values and stops at them). */
 static PyObject *
 one_pass(const so_args *a, const so_direct_form *form, const so_mean_indexed *mean,
-         int nthreads, int partial_threads)
+         int nthreads, int partial_threads, int *bad)
 {
     PyArrayObject *data = a->data, *out = a->out, *work = NULL;
     npy_intp size = PyArray_DIM(data, 0), os, pos;
@@ -169,7 +170,7 @@ one_pass(const so_args *a, const so_direct_form *form, const so_mean_indexed *me
         divided = out != NULL;
     }
     if (poll != NULL) rc = so_relock(&u);
-    if (rc == 0 && pos >= 0) index_error(a, form, pos);
+    if (rc == 0 && pos >= 0) *bad = out_of_range(a, form, pos) == SO_OUT_OF_RANGE;
     if (rc < 0 || pos >= 0) {
         /* stopped or a bad index: out untouched, unless the stop came after
          * the division in place (the whole result then stands) */
@@ -209,7 +210,7 @@ so_call_direct(const so_args *a, int nthreads, int *done)
     PyArrayObject *data = a->data, *out = a->out, *work;
     const char *func = so_func_names[a->kind];
     npy_intp size = PyArray_DIM(data, 0), pos;
-    int large = a->nupd >= SO_GIL_RELEASE_MIN, rc = 0, partial;
+    int large = a->nupd >= SO_GIL_RELEASE_MIN, rc = 0, partial, bad = 0;
     so_direct_form form = {NULL, NULL, -1, 0, 1, PyArray_ITEMSIZE(a->upd)};
     const so_mean_indexed *mean = NULL;
     so_unlocked u;
@@ -233,7 +234,9 @@ so_call_direct(const so_args *a, int nthreads, int *done)
          (out == NULL || mean != NULL || partial > 1 ||
           so_scratch_pays(form.n, size, PyArray_ITEMSIZE(a->data), PyArray_ITEMSIZE(a->idx)))) ||
             (form.rows != NULL && out == NULL)) {
-        return one_pass(a, &form, mean, nthreads, partial);
+        PyObject *r = one_pass(a, &form, mean, nthreads, partial, &bad);
+        if (bad) *done = SO_DIRECT_OUT_OF_RANGE;
+        return r;
     }
     /* else the whole check first, at memory bandwidth, then the loop into out */
     if (large) {
@@ -245,7 +248,7 @@ so_call_direct(const so_args *a, int nthreads, int *done)
         pos = so_first_bad_run(PyArray_BYTES(a->idx), form.itype, form.n, size, NULL);
     }
     if (pos >= 0) {
-        index_error(a, &form, pos);
+        if (out_of_range(a, &form, pos) == SO_OUT_OF_RANGE) *done = SO_DIRECT_OUT_OF_RANGE;
         return NULL;
     }
     so_test_rewrite(a->idx);

@@ -198,6 +198,12 @@ so_args_index_error(const so_args *a, npy_intp pos)
 }
 
 int
+so_args_out_of_range(const so_args *a, npy_intp pos)
+{
+    return a->mode == SO_MODE_RAISE ? so_args_index_error(a, pos) : SO_OUT_OF_RANGE;
+}
+
+int
 so_args_bounds(const so_args *a, npy_intp *bounds)
 {
     int nbounds = 1, d;
@@ -226,7 +232,7 @@ so_args_check_indices(const so_args *a, int nthreads)
     else {
         pos = so_find_bad_index(a->idx, bounds, nbounds, 1);
     }
-    return pos < 0 ? 0 : so_args_index_error(a, pos);
+    return pos < 0 ? 0 : so_args_out_of_range(a, pos);
 }
 
 /* the check of a long call, without the GIL and stoppable by Ctrl-C */
@@ -241,6 +247,8 @@ so_check_indices_long(const so_args *a, int nthreads)
     poll = so_unlock(&u);
     pos = so_find_bad_index_polled(a->idx, bounds, nbounds, nthreads, poll);
     if (so_relock(&u) < 0) return -1;
-    /* a bad index: the check that raises its IndexError finds it again */
-    return pos >= 0 ? so_args_check_indices(a, nthreads) : 0;
+    /* a bad index (not the first, on several threads): under "raise", the
+     * check that raises its IndexError finds the first */
+    if (pos < 0) return 0;
+    return a->mode == SO_MODE_RAISE ? so_args_check_indices(a, nthreads) : SO_OUT_OF_RANGE;
 }

@@ -6,10 +6,10 @@
  * indices into a fresh array before the walk.  "drop" removes the updates
  * whose index is outside (in scatter_nd: any component of its tuple), keeping
  * the others in their order, so the walk never sees them.  None of this runs
- * unless the call as given found an index outside (public.c): indices that are
- * all inside cost nothing more than under "raise".  An axis of size 0
- * has no position to wrap or clip to: its indices stay as they are, and the
- * check reports them as under "raise".
+ * unless the check the call makes anyway found an index outside (call.c):
+ * indices that are all inside cost nothing more than under "raise".  An axis
+ * of size 0 has no position to wrap or clip to: its indices stay as they are,
+ * and the check reports them as under "raise".
  */
 #include "py/py.h"
 
@@ -60,8 +60,7 @@ keep_mask(const npy_intp *v, npy_intp ngroups, const npy_intp *bounds, int nb, n
     for (g = 0; g < ngroups; g++) {
         npy_bool ok = 1;
         for (c = 0; c < nb; c++) {
-            npy_intp s = bounds[c], x = v[g * nb + c];
-            ok &= (npy_bool)(x >= -s && x < s);
+            ok &= (npy_bool)so_index_inside(v[g * nb + c], bounds[c]);
         }
         keep[g] = ok;
         kept += ok;
@@ -160,8 +159,9 @@ so_args_apply_mode(so_args *a)
 {
     npy_intp bounds[SO_MAXDIMS];
     PyArrayObject *flat, *u = NULL;
-    int nb, rc = 0, mode = a->mode;
+    int nb, rc = 0, mode = a->mode, c;
     if (mode == SO_MODE_RAISE || a->nidx == 0) return 0;
+    a->mode = SO_MODE_RAISE;                /* applied: what stays outside raises */
     if (so_args_intp_indices(a) < 0) return -1;
     nb = so_args_bounds(a, bounds);
     flat = (PyArrayObject *)PyArray_NewCopy(a->idx, NPY_CORDER);
@@ -185,5 +185,8 @@ so_args_apply_mode(so_args *a)
                so_size(flat), bounds, nb, mode);
     Py_XDECREF(u);
     Py_SETREF(a->idx, flat);
+    for (c = 0; c < nb; c++) {
+        if (bounds[c] == 0) return so_args_check_indices(a, 1);   /* raises for them */
+    }
     return 0;
 }

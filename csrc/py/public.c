@@ -73,11 +73,6 @@ public_call(int kind, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
         return NULL;
     }
     res = so_call_run(&a, nthreads);
-    if (res == NULL && a.mode != SO_MODE_RAISE && PyErr_ExceptionMatches(PyExc_IndexError)) {
-        /* an index is outside, and nothing was written: apply the mode, run again */
-        PyErr_Clear();
-        if (so_args_apply_mode(&a) == 0) res = so_call_run(&a, nthreads);
-    }
     if (res != NULL && a.out != NULL && res != v[P_OUT]) {
         /* out was a subclass, written through a plain view: the user's own out */
         Py_DECREF(res);

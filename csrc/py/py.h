@@ -37,7 +37,7 @@ typedef struct {
     PyArrayObject *out;     /* owned: the user's out (checked), or NULL */
     npy_intp nupd, nidx;    /* the number of update elements and of index values */
     int typed;              /* kn is the C kernel of this call; 0: none (the NumPy fallback) */
-    int mode;               /* SO_MODE_*: applied only once an index is found out of range */
+    int mode;               /* SO_MODE_*: applied only once the check finds an index outside */
     so_kernel kn;
 } so_args;
 
@@ -53,9 +53,14 @@ int so_args_parse(so_args *a, int kind, PyObject *data, PyObject *indices, PyObj
                   PyObject *axis, PyObject *reduction, PyObject *include_self, PyObject *mode,
                   PyObject *out);
 void so_args_clear(so_args *a);
-/* indices.c: raise the IndexError for the first index value out of range, if
- * any (-1), else 0 */
+/* indices.c: the check of every index value against its axis: 0 all inside;
+ * under mode="raise", the IndexError for the first one outside (-1 raised);
+ * under another mode, SO_OUT_OF_RANGE with nothing raised: the caller applies
+ * the mode (so_args_apply_mode) and goes on.  so_args_out_of_range is that
+ * outcome for the value at flat C-order position pos. */
+#define SO_OUT_OF_RANGE 1
 int so_args_check_indices(const so_args *a, int nthreads);
+int so_args_out_of_range(const so_args *a, npy_intp pos);
 /* indices.c: the size each index component is checked against; their number */
 int so_args_bounds(const so_args *a, npy_intp *bounds);
 /* convert.c: numpy.asarray, raising for argument name: always a plain ndarray
@@ -131,10 +136,11 @@ PyArrayObject *so_view_of(PyArrayObject *a, PyArray_Descr *descr, const npy_intp
 
 /* mode.c: mode= (NULL: the default), as SO_MODE_*, or -1 raised; and a->mode
  * applied to a parsed call (the indices wrapped or clipped, or the updates whose
- * index is outside dropped; 0), or -1 raised.  A call runs as given first: only
- * when it raises the IndexError of an index out of range (before anything is
- * written) is the mode applied and the call run again, so a call whose indices
- * are all inside costs what it costs under "raise". */
+ * index is outside dropped), after which a->mode is "raise": 0, or -1 raised
+ * (also the IndexError of a value that wrap or clip cannot map: an axis of
+ * size 0 has no position).  The check a call makes
+ * anyway (SO_OUT_OF_RANGE) is what calls for it, before anything is written,
+ * so a call whose indices are all inside costs what it costs under "raise". */
 enum { SO_MODE_RAISE, SO_MODE_WRAP, SO_MODE_CLIP, SO_MODE_DROP, SO_NMODES };
 /* mode.c: the names of the modes, by SO_MODE_* number */
 extern const char *const so_mode_names[SO_NMODES];
@@ -148,7 +154,7 @@ static inline int
 so_mode_position(npy_uint64 raw, int is_unsigned, npy_intp s, int mode, npy_intp *pos)
 {
     const npy_int64 v = (npy_int64)raw;
-    if (is_unsigned ? raw < (npy_uint64)s : (v >= -(npy_int64)s && v < (npy_int64)s)) {
+    if (is_unsigned ? so_index_inside_unsigned(raw, s) : so_index_inside(v, s)) {
         *pos = (npy_intp)(v < 0 ? v + s : v);
         return 0;
     }
@@ -310,8 +316,11 @@ npy_intp so_run_partials(const so_args *a, const so_direct_form *form, char *o, 
                          npy_intp size, int nthreads, so_poll *poll);
 extern unsigned long so_partial_calls;
 /* direct.c: the call in its direct form (1-D or on rows (rows_direct.c), typed, one
- * thread, indices of any integer dtype read as they are) with *done = 1, the result or NULL
- * raised; *done = 0 (nothing done) when the call is not of that form. */
+ * thread, indices of any integer dtype read as they are) with *done = SO_DIRECT_DONE, the
+ * result or NULL raised; SO_DIRECT_NOT (nothing done) when the call is not of that form;
+ * SO_DIRECT_OUT_OF_RANGE (NULL, nothing raised or written) when its check found an index
+ * outside under a mode other than "raise". */
+enum { SO_DIRECT_NOT, SO_DIRECT_DONE, SO_DIRECT_OUT_OF_RANGE };
 PyObject *so_call_direct(const so_args *a, int nthreads, int *done);
 /* direct.c: how many calls (and of them means, and one-pass calls) ran in the
  * direct form */

@@ -66,10 +66,10 @@ compact_one_scalar(const char *pi, int t, npy_intp gsi, npy_intp gso, npy_intp g
     npy_intp i, cnt = 0;
     int bad = 0;
     for (i = c0; i < c1; i++) {
-        npy_intp v0 = so_wrap(load_index(pi + i * gsi, t), size);
-        int ok = (npy_uintp)v0 < (npy_uintp)size;
+        npy_intp v0 = load_index(pi + i * gsi, t);
+        int ok = so_index_inside(v0, size);
         bad |= !ok;
-        v0 = ok ? v0 : 0;
+        v0 = ok ? so_wrap(v0, size) : 0;
         oo[cnt] = i * gso + v0 * ios;
         uo[cnt] = i * gsu;
         if (vv != NULL) vv[cnt] = v0;
