@@ -311,7 +311,7 @@ raise_first_bad(PyArrayObject *x, npy_intp n, int axis)
     if (v == NULL) return -1;
     p = (const npy_intp *)PyArray_DATA(v);
     size = so_size(v);
-    for (i = 0; i < size && p[i] >= -n && p[i] < n; i++) continue;
+    for (i = 0; i < size && so_index_inside(p[i], n); i++) continue;
     if (i < size) {
         PyErr_Format(PyExc_IndexError, "index %zd is out of bounds for axis %d with size %zd",
                      (Py_ssize_t)p[i], axis, (Py_ssize_t)n);
@@ -382,9 +382,9 @@ flat_offsets(PyArrayObject *a, const at_index *ix, npy_intp size)
         p = (const npy_intp *)PyArray_DATA(v);
         for (i = 0; i < size; i++) {
             const npy_intp x = p[i];
-            const int outside = x < -n || x >= n;
-            bad |= outside;
-            out[i] += outside ? 0 : (x + (x < 0 ? n : 0)) * step;
+            const int inside = so_index_inside(x, n);
+            bad |= !inside;
+            out[i] += inside ? so_wrap(x, n) * step : 0;
         }
         Py_DECREF(v);
     }
