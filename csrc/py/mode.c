@@ -12,6 +12,7 @@
  * and the check reports them as under "raise".
  */
 #include "py/py.h"
+#include "base/nditer.h"
 
 const char *const so_mode_names[SO_NMODES] = {"raise", "wrap", "clip", "drop"};
 
@@ -75,18 +76,17 @@ static PyArrayObject *
 elements_as_tuples(const so_args *a, const npy_intp *v, const npy_bool *keep, npy_intp kept)
 {
     int r = PyArray_NDIM(a->idx), d;
-    npy_intp dims[2] = {kept, r}, coord[SO_MAXDIMS] = {0}, p, n = so_size(a->idx), *t;
+    npy_intp dims[2] = {kept, r}, p, n = so_size(a->idx), *t;
     PyArrayObject *res = (PyArrayObject *)PyArray_EMPTY(2, dims, NPY_INTP, 0);
+    so_nditer it;               /* its counts are the position's coordinates */
     if (res == NULL) return NULL;
     t = (npy_intp *)PyArray_DATA(res);
+    so_nd_init(&it, r, PyArray_DIMS(a->idx), 0, NULL);
     for (p = 0; p < n; p++) {
         if (keep[p]) {
-            for (d = 0; d < r; d++) *t++ = d == a->axis ? v[p] : coord[d];
+            for (d = 0; d < r; d++) *t++ = d == a->axis ? v[p] : it.count[d];
         }
-        for (d = r - 1; d >= 0; d--) {
-            if (++coord[d] < PyArray_DIM(a->idx, d)) break;
-            coord[d] = 0;
-        }
+        so_nd_next(&it);
     }
     return res;
 }
