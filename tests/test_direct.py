@@ -1,4 +1,4 @@
-"""The direct form of a 1-D call (py/direct.c): indices of every integer dtype read as given,
+"""The direct form of a 1-D call (call/direct.c): indices of every integer dtype read as given,
 checked by chunk minimum and maximum (plan/check_run.c), then one loop by dtype, reduction and
 index dtype (kernels/indexed.c).
 

@@ -1,4 +1,4 @@
-"""Two forms of the direct loop (py/direct.c, kernels/indexed.c) against scatterops.reference, bit
+"""Two forms of the direct loop (call/direct.c, kernels/indexed.c) against scatterops.reference, bit
 for bit, on one thread:
 
 * into a contiguous out beyond one core's L2 and beyond 4 MiB (or half of L3), the loop prefetches

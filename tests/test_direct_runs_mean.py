@@ -1,4 +1,4 @@
-"""Two loops of the direct form of a 1-D call (py/direct.c), held to ``scatterops.reference`` bit
+"""Two loops of the direct form of a 1-D call (call/direct.c), held to ``scatterops.reference`` bit
 for bit: the run loop of kernels/indexed.c (an element kept in a register while its index
 repeats, taken by a chunk of 2048 indices whose head repeats in long runs) and the mean in one
 pass over the updates (kernels/mean_indexed.c: sums and counts side by side, then the division).

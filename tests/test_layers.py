@@ -3,7 +3,9 @@
 csrc/ has one folder a layer, bottom to top: base < kernels < plan < walk < call < py
 (call/: how a checked call runs, with no Python object; py/: the binding).
 A file may include its own layer's headers and those of the layers below, never
-above, and no two C files may depend on each other, even through others: file A
+above (py/ only its own, base/'s and call/'s: it reaches the plan, the walk and
+the kernels through the call layer; only the call layer and the walk below it
+build or read plans), and no two C files may depend on each other, even through others: file A
 depends on file B if A uses a non-static function or variable that B defines.
 Besides: no .c file over 500 lines (one job a file), and every .c/.h starts with
 the comment that says its job.
@@ -235,6 +237,27 @@ def test_no_dependency_cycle_between_c_files():
         assert name in everything, f"the parser missed the definition of {name}"
     cycle = find_cycle(graph)
     assert cycle is None, "dependency cycle between C files: " + " -> ".join(cycle)
+
+
+def test_binding_includes_only_base_and_call():
+    bad = [f'{f}: #include "{m.group(1)}/{m.group(2)}"' for f in c_files() if layer_of(f) == "py"
+           for m in re.finditer(r'^\s*#\s*include\s*"([^"/]+)/([^"]+)"', read(f), re.M)
+           if m.group(1) not in ("py", "base", "call")]
+    assert not bad, "py/ includes base/ and call/ headers only:\n" + "\n".join(bad)
+
+
+def test_only_the_call_layer_and_below_touch_plans():
+    bad = [f for f in c_files() if layer_of(f) not in ("plan", "walk", "call")
+           and re.search(r"\bso_(plan|make_plan)\b", strip_comments_and_strings(read(f)))]
+    assert not bad, f"a plan is built and read in plan/, walk/ and call/ only: {bad}"
+
+
+def test_call_layer_makes_no_python_call():
+    # the call layer sees so_array and so_call, never a Python object: what needs
+    # Python it asks of the binding (call/call.h's so_host)
+    bad = [f"{f}: {m.group(0)}" for f in c_files() if layer_of(f) == "call"
+           for m in re.finditer(r"\b_?Py\w*", strip_comments_and_strings(read(f)))]
+    assert not bad, "call/ names a Python API:\n" + "\n".join(bad)
 
 
 def test_dependencies_follow_the_layers():

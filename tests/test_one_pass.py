@@ -1,4 +1,4 @@
-"""The direct form's one pass (py/direct.c): where what the element or row loop writes can be
+"""The direct form's one pass (call/direct.c): where what the element or row loop writes can be
 dropped -- a fresh result, a mean's scratch pairs, a scratch copy of an ``out`` in L2 that is
 small next to the updates -- the loop is the only reader of the indices: it tests each one as
 it reads it (kernels/indexed.c) and the call drops its writes at the first bad one.

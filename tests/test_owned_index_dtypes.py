@@ -1,5 +1,5 @@
 """The split by index value (walk/owned.c) reads indices of every integer dtype as they are,
-with no copy to intp first (py/call.c keeps them): on any thread count its result has the
+with no copy to intp first (call/general_way.c keeps them): on any thread count its result has the
 reference's bits, and a bad value -- a uint64 above intp's range included -- raises the
 reference's IndexError.  (tests/test_memory.py: no copy of them is made.)  The bits come from NumPy's ufunc.at, which the reference runs for
 these reductions (docs/contract.md), a hundred times faster than the reference's own loop."""

@@ -1,4 +1,4 @@
-"""Private partial outputs (py/partial_outputs.c): on several threads, a 1-D integer add, sub, mul, max
+"""Private partial outputs (call/partial_outputs.c): on several threads, a 1-D integer add, sub, mul, max
 or min in the direct form splits its updates into one share a thread; each share after the first
 is reduced into a partial output of its own, and the partials are merged at the end.  Integers
 wrap, so the bits are those of ``ufunc.at`` in C order whatever the split.

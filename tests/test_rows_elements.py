@@ -1,4 +1,4 @@
-"""The direct form on rows for ``scatter_elements`` along axis 0 with an expanded index (py/rows_direct.c):
+"""The direct form on rows for ``scatter_elements`` along axis 0 with an expanded index (call/rows_direct.c):
 every dim of the index after the first of data's size and of stride 0 (``np.broadcast_to`` of a
 row index, or a materialised one once py/fold.c has made it such a view), so each update row goes
 whole to one row of data, read through the index's column ``idx[:, 0, ...]``.

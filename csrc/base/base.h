@@ -4,12 +4,14 @@
  * The C core is layered, each layer in its own folder of csrc/ and each folder
  * including only its own header and the headers of the layers below it:
  *
- *     base     threads, CPU features, copies, index loads, N-d counting (nditer.h)
+ *     base     threads, CPU features, copies, index loads, N-d counting (nditer.h),
+ *              an array without Python (array.h)
  *     kernels  what one update does to one element (assign, reduce, mean division)
  *     plan     the arrays of a checked call as a geometry; index checks; dedup
  *     walk     the walk of a plan (threads, ownership, the fused copy, the mean)
- *     call     how a checked call runs: the cost model's thresholds (cost.h)
- *     py       the CPython module: argument handling, the fast path, output cache
+ *     call     how a checked call runs, without Python: its strategies and the
+ *              cost model's thresholds (call.h, cost.h)
+ *     py       the CPython module: arguments in, the call described, exceptions out
  *
  * The general way to run a call, for all three operations, is a plan and its
  * walk: every update is a *group* (a position in the update index space
@@ -120,9 +122,9 @@ int so_run_tasks_report(void *(*fn)(void *), void *tasks, size_t size, int n, so
  * another on the caller (for tasks that split work evenly, as a copy's) */
 void so_run_tasks_kind(void *(*fn)(void *), void *tasks, size_t size, int n, so_poll *poll,
                        int kind);
-/* The kinds: walk/split.c's splits below SO_JOB_KIND_PARTIAL; py/partial_outputs.c's
+/* The kinds: walk/split.c's splits below SO_JOB_KIND_PARTIAL; call/partial_outputs.c's
  * shares by the power of two of the updates; the check beside the walk
- * (py/call.c); a parallel copy and index check by the power of two of their
+ * (call/checked_walk.c); a parallel copy and index check by the power of two of their
  * bytes; py/fold.c's pass by the power of two of its values. */
 #define SO_JOB_KIND_PARTIAL 640
 #define SO_JOB_KIND_SIDE_CHECK 768

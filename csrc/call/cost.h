@@ -22,7 +22,7 @@
  * for Ctrl-C; below it a call runs in one piece with the GIL. */
 #define SO_GIL_RELEASE_MIN ((npy_intp)1 << 14)
 
-/* The direct form (py/direct.c) reads its indices once, its loop testing each
+/* The direct form (call/direct.c) reads its indices once, its loop testing each
  * as it reads it, from this many updates on; below it the check first. */
 #define SO_ONE_PASS_MIN SO_GIL_RELEASE_MIN
 
@@ -39,13 +39,13 @@ so_scratch_pays(npy_intp n, npy_intp size, npy_intp item, npy_intp index_item)
            (index_item >= 4 || bytes > so_cache_bytes(1));
 }
 
-/* Private partial outputs (py/partial_outputs.c): a thread's share is at least
+/* Private partial outputs (call/partial_outputs.c): a thread's share is at least
  * SO_PARTIAL_MIN_SHARE updates, and the updates at least SO_PARTIAL_MIN_RATIO
  * times out's elements (each partial output is filled and merged whole). */
 #define SO_PARTIAL_MIN_SHARE ((npy_intp)1 << 15)
 #define SO_PARTIAL_MIN_RATIO 4
 
-/* The direct form on rows (py/rows_direct.c) on several threads: rows of more
+/* The direct form on rows (call/rows_direct.c) on several threads: rows of more
  * than this many bytes go to the general way's split when it runs; narrower
  * rows stay on one thread (each owner of a split reads every index). */
 #define SO_ROWS_ONE_THREAD_BYTES 128
@@ -103,7 +103,7 @@ so_mean_out_small(npy_intp size, npy_intp n)
 extern const so_walk_costs so_walk_cost_model;
 
 /* cost.c: whether a call of nupd single-element updates into a 1-D out of size
- * elements stride bytes apart that has the direct form (py/direct.c: its
+ * elements stride bytes apart that has the direct form (call/direct.c: its
  * indices checked in their own dtype, then one typed loop, on one thread) runs
  * it rather than the general way on nthreads threads: into an out in L1 or L2
  * always, beyond L2 unless the split by index value pays.  0 with the model

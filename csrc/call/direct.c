@@ -1,8 +1,8 @@
 /*
- * py/direct.c: the direct form of the commonest call -- a typed reduction of
+ * call/direct.c: the direct form of the commonest call -- a typed reduction of
  * 1-D contiguous updates into a 1-D data through 1-D contiguous indices of any
  * integer dtype, run on one thread, and its form on rows of contiguous elements
- * (py/rows_direct.c) -- with no plan and no conversion of the indices: their check at
+ * (rows_direct.c) -- with no plan and no conversion of the indices: their check at
  * memory bandwidth (plan/check_run.c), then one element loop chosen by dtype,
  * reduction and index dtype (kernels/indexed.c; the mean's sums and counts
  * together in scratch pairs, then its division: kernels/mean_indexed.c), or one
@@ -13,7 +13,9 @@
  * indices (one_pass, below).  It writes what the plain walk in C order writes, and
  * nothing on a bad index.
  */
-#include "py/py.h"
+#include "call/call.h"
+
+#include <stdlib.h>
 
 unsigned long so_direct_calls, so_direct_means, so_direct_one_pass;
 
@@ -30,38 +32,37 @@ unsigned long so_direct_calls, so_direct_means, so_direct_one_pass;
  * updates, and into out where so_scratch_pays (call/cost.h). */
 
 /* The loop, its index type and length, or NULL when the call is not of this
- * form (call.c then runs it the general way). */
+ * form (the general way then runs it). */
 static so_indexed_fn
-direct_loop(const so_args *a, int nthreads, int *itype, npy_intp *n)
+direct_loop(const so_call *c, int nthreads, int *itype, npy_intp *n)
 {
-    PyArrayObject *idx = a->idx, *upd = a->upd, *data = a->data;
-    PyArrayObject *dst = a->out != NULL ? a->out : data;
-    int q = PyArray_NDIM(idx);
-    if (!a->typed || (!a->include_self && !a->mean) || a->op == SO_NONE || a->nupd == 0) {
+    const so_array *idx = &c->idx, *upd = &c->upd, *data = &c->data;
+    const so_array *dst = so_call_has_out(c) ? &c->out : data;
+    int q = idx->ndim;
+    if (!c->typed || (!c->include_self && !c->mean) || c->op == SO_NONE || c->nupd == 0) {
         return NULL;
     }
-    if (PyArray_NDIM(data) != 1 || PyArray_NDIM(upd) != 1 || !PyArray_ISALIGNED(dst) ||
-            !PyArray_ISALIGNED(upd) || !PyArray_ISALIGNED(idx) ||
-            PyArray_STRIDE(upd, 0) != PyArray_ITEMSIZE(upd)) {
+    if (data->ndim != 1 || upd->ndim != 1 || !dst->aligned || !upd->aligned || !idx->aligned ||
+            upd->strides[0] != upd->itemsize) {
         return NULL;
     }
     /* scatter_nd into 1-D data: indices (n, 1) */
-    if (q != 1 && !(a->kind == SO_ND && q == 2 && PyArray_DIM(idx, 1) == 1)) return NULL;
-    *n = PyArray_DIM(idx, 0);
-    if (*n != a->nupd || (*n > 1 && PyArray_STRIDE(idx, 0) != PyArray_ITEMSIZE(idx))) return NULL;
-    *itype = so_index_type(PyArray_DESCR(idx));
+    if (q != 1 && !(c->kind == SO_ND && q == 2 && idx->dims[1] == 1)) return NULL;
+    *n = idx->dims[0];
+    if (*n != c->nupd || (*n > 1 && idx->strides[0] != idx->itemsize)) return NULL;
+    *itype = so_index_type(idx->dtype);
     /* on several threads, where the cost model weighs it the fastest way
      * (walk/split.c): against the owned split into an out in L2 (1e6 updates
      * into 3e4 float32: 1.31-1.40 ms on two threads, 1.13-1.24 ms here) */
-    if (nthreads > 1 && a->nupd >= SO_GIL_RELEASE_MIN &&
-            so_partial_threads(a, *n, PyArray_DIM(data, 0), nthreads) < 2 &&
-            !so_direct_form_pays(PyArray_DIM(data, 0), PyArray_STRIDE(dst, 0), a->nupd, nthreads) &&
-            !so_direct_form_backs_off(PyArray_DIM(data, 0),
-                                      a->out != NULL ? PyArray_STRIDE(dst, 0)
-                                                     : PyArray_ITEMSIZE(data), a->nupd)) {
+    if (nthreads > 1 && c->nupd >= SO_GIL_RELEASE_MIN &&
+            so_partial_threads(c, *n, data->dims[0], nthreads) < 2 &&
+            !so_direct_form_pays(data->dims[0], dst->strides[0], c->nupd, nthreads) &&
+            !so_direct_form_backs_off(data->dims[0],
+                                      so_call_has_out(c) ? dst->strides[0] : data->itemsize,
+                                      c->nupd)) {
         return NULL;
     }
-    return so_indexed_kernel(PyArray_DESCR(data), a->op, *itype);
+    return so_indexed_kernel(data->dtype, c->op, *itype);
 }
 
 /* A mean's loops (its additions then replace loop), or NULL when the general
@@ -69,11 +70,11 @@ direct_loop(const so_args *a, int nthreads, int *itype, npy_intp *n)
  * out much larger than the updates (the pairs' two passes over it would cost
  * more than the hits the general walk counts per slice). */
 static const so_mean_indexed *
-direct_mean(const so_args *a, npy_intp n, npy_intp size, int itype, so_indexed_fn *loop)
+direct_mean(const so_call *c, npy_intp n, npy_intp size, int itype, so_indexed_fn *loop)
 {
-    const so_mean_indexed *mk = so_mean_indexed_kernel(PyArray_DESCR(a->data));
+    const so_mean_indexed *mk = so_mean_indexed_kernel(c->data.dtype);
     if (mk == NULL || n > SO_MEAN_INDEXED_MAX || !so_mean_out_small(size, n)) return NULL;
-    *loop = (a->include_self ? mk->self : mk->first)[itype];
+    *loop = (c->include_self ? mk->self : mk->first)[itype];
     return mk;
 }
 
@@ -104,177 +105,170 @@ run_pieces(const so_direct_form *form, char *o, npy_intp os, npy_intp size, cons
     return -1;
 }
 
-/* The bad index at position pos of the loop's run (so_args_out_of_range: its
- * IndexError, or SO_OUT_OF_RANGE under a mode): on rows of scatter_elements'
- * expanded index, row pos of the index (its element (pos, 0, ...); only an
- * index rewritten after py/rows_direct.c checked the column gets here). */
-static int
-out_of_range(const so_args *a, const so_direct_form *form, npy_intp pos)
+/* The bad index at position pos of the loop's run, as a position in the index
+ * the binding holds: on rows of scatter_elements' expanded index, row pos of
+ * the index (its element (pos, 0, ...); only an index rewritten after
+ * rows_direct.c checked the column gets here). */
+static npy_intp
+bad_position(const so_call *c, const so_direct_form *form, npy_intp pos)
 {
-    if (form->rows != NULL && a->kind == SO_ELEMENTS && form->n > 0) pos *= a->nidx / form->n;
-    return so_args_out_of_range(a, pos);
+    if (form->rows != NULL && c->kind == SO_ELEMENTS && form->n > 0) pos *= c->nidx / form->n;
+    return pos;
 }
 
-/* The call in one pass (see SO_ONE_PASS_MIN): the result, or NULL raised, or
- * NULL with *bad = 1 and nothing raised (a bad index under a mode).  Stopped or
- * on a bad index, nothing was written to out.  so_test_rewrite runs
- * where the separate check would have ended, before the loop: the tests tell by
- * it which calls read their indices once (the loop then sees the rewritten
- * values and stops at them). */
-static PyObject *
-one_pass(const so_args *a, const so_direct_form *form, const so_mean_indexed *mean,
-         int nthreads, int partial_threads, int *bad)
+/* The call in one pass (see SO_ONE_PASS_MIN).  Stopped or on a bad index,
+ * nothing was written to out.  The host's checked hook runs where the separate
+ * check would have ended, before the loop: the tests tell by it which calls
+ * read their indices once (the loop then sees the rewritten values and stops
+ * at them). */
+static so_status
+one_pass(const so_call *c, so_host *h, const so_direct_form *form, const so_mean_indexed *mean,
+         int partial_threads, so_array *result, npy_intp *bad, int *in_place)
 {
-    PyArrayObject *data = a->data, *out = a->out, *work = NULL;
-    npy_intp size = PyArray_DIM(data, 0), os, pos;
+    const so_array *data = &c->data, *out = so_call_has_out(c) ? &c->out : NULL;
+    const int out_is_data = out != NULL && out->handle == data->handle;
+    so_array work = {0};
+    npy_intp size = data->dims[0], os, pos;
     int rc = 0, divided = 0;
     char *o, *pairs = NULL;
-    so_unlocked u;
     so_poll *poll;
 
     /* the fresh copy of data: the result out of place, else the scratch copy
      * (a mean into out needs none: its pairs are the scratch) */
-    if (mean == NULL || out == NULL) {
-        work = so_fresh_copy(data, nthreads);
-        if (work == NULL) return NULL;
-    }
+    if ((mean == NULL || out == NULL) && h->fresh_copy(h, data, &work) < 0) return SO_FAILED;
     if (mean != NULL) {
-        pairs = PyMem_RawMalloc((size_t)size * mean->pair_bytes);
+        pairs = malloc((size_t)size * mean->pair_bytes);
         if (pairs == NULL) {
-            Py_XDECREF(work);
-            return PyErr_NoMemory();
+            if (work.handle != NULL) h->release(h, &work);
+            return SO_NO_MEMORY;
         }
         o = pairs;
         os = (npy_intp)mean->pair_bytes;
     }
     else {
-        o = PyArray_BYTES(work);
-        os = PyArray_STRIDE(work, 0);
+        o = work.bytes;
+        os = work.strides[0];
     }
-    so_test_rewrite(a->idx);
+    h->checked(h, &c->idx);
     so_direct_calls += form->elems != NULL;
     so_direct_one_pass++;
-    poll = a->nupd >= SO_GIL_RELEASE_MIN ? so_unlock(&u) : NULL;
-    if (mean != NULL) mean->start(PyArray_BYTES(data), PyArray_STRIDE(data, 0), size, pairs);
-    pos = partial_threads > 1 ? so_run_partials(a, form, o, os, size, partial_threads, poll)
+    poll = c->nupd >= SO_GIL_RELEASE_MIN ? h->unlock(h) : NULL;
+    if (mean != NULL) mean->start(data->bytes, data->strides[0], size, pairs);
+    pos = partial_threads > 1 ? so_run_partials(c, form, o, os, size, partial_threads, poll)
                               : SO_PARTIAL_DECLINED;
     if (pos == SO_PARTIAL_DECLINED) {
-        pos = run_pieces(form, o, os, size, PyArray_BYTES(a->idx), PyArray_ITEMSIZE(a->idx),
-                         PyArray_BYTES(a->upd), poll);
+        pos = run_pieces(form, o, os, size, c->idx.bytes, c->idx.itemsize, c->upd.bytes, poll);
     }
-    if (pos == -1 && mean != NULL && (out == NULL || out == data)) {
+    if (pos == -1 && mean != NULL && (out == NULL || out_is_data)) {
         /* the division, into the fresh result or into data itself */
-        PyArrayObject *dst = out == NULL ? work : out;
-        mean->finish(PyArray_BYTES(dst), PyArray_STRIDE(dst, 0), size, pairs, a->include_self);
+        const so_array *dst = out == NULL ? &work : out;
+        mean->finish(dst->bytes, dst->strides[0], size, pairs, c->include_self);
         divided = out != NULL;
     }
-    if (poll != NULL) rc = so_relock(&u);
-    if (rc == 0 && pos >= 0) *bad = out_of_range(a, form, pos) == SO_OUT_OF_RANGE;
+    if (poll != NULL) rc = h->relock(h);
     if (rc < 0 || pos >= 0) {
         /* stopped or a bad index: out untouched, unless the stop came after
          * the division in place (the whole result then stands) */
-        if (rc < 0) so_note_interrupted(so_func_names[a->kind], divided);
-        PyMem_RawFree(pairs);
-        Py_XDECREF(work);
-        return NULL;
+        free(pairs);
+        if (work.handle != NULL) h->release(h, &work);
+        if (rc < 0) {
+            *in_place = divided;
+            return SO_FAILED;
+        }
+        *bad = bad_position(c, form, pos);
+        return SO_BAD_INDEX;
     }
     so_direct_means += mean != NULL;       /* the means done */
     if (out == NULL) {
-        PyMem_RawFree(pairs);
-        return (PyObject *)work;
+        free(pairs);
+        *result = work;
+        return SO_DONE;
     }
     if (mean == NULL) {
-        rc = so_copy_into(out, work);
-        Py_DECREF(work);
+        rc = h->copy(h, out, &work);
+        h->release(h, &work);
     }
-    else if (out != data) {
-        rc = so_copy_into(out, data);
-        if (rc == 0) {
-            mean->finish(PyArray_BYTES(out), PyArray_STRIDE(out, 0), size, pairs,
-                         a->include_self);
-        }
+    else if (!out_is_data) {
+        rc = h->copy(h, out, data);
+        if (rc == 0) mean->finish(out->bytes, out->strides[0], size, pairs, c->include_self);
     }
-    PyMem_RawFree(pairs);
+    free(pairs);
     if (rc < 0) {
-        so_note_interrupted(so_func_names[a->kind], 1);
-        return NULL;
+        *in_place = 1;
+        return SO_FAILED;
     }
-    Py_INCREF(out);
-    return (PyObject *)out;
+    *result = *out;
+    return SO_DONE;
 }
 
-PyObject *
-so_call_direct(const so_args *a, int nthreads, int *done)
+so_status
+so_call_direct(const so_call *c, so_host *h, so_array *result, npy_intp *bad, int *in_place)
 {
-    PyArrayObject *data = a->data, *out = a->out, *work;
-    const char *func = so_func_names[a->kind];
-    npy_intp size = PyArray_DIM(data, 0), pos;
-    int large = a->nupd >= SO_GIL_RELEASE_MIN, rc = 0, partial, bad = 0;
-    so_direct_form form = {NULL, NULL, -1, 0, 1, PyArray_ITEMSIZE(a->upd)};
+    const so_array *data = &c->data, *out = so_call_has_out(c) ? &c->out : NULL;
+    npy_intp size = data->dims[0], pos;
+    int large = c->nupd >= SO_GIL_RELEASE_MIN, rc = 0, partial;
+    so_direct_form form = {NULL, NULL, -1, 0, 1, c->upd.itemsize};
     const so_mean_indexed *mean = NULL;
-    so_unlocked u;
+    so_array work;
     so_poll *poll;
 
+    *in_place = 0;
     /* a mean takes the direct form on any number of threads: one thread here
      * beat two in the general walk at every size measured (1e6 float32 into
      * 1e2 .. 1e6: 1.2 .. 19 ms against 3.7 .. 29 ms) */
-    form.elems = direct_loop(a, a->mean ? 1 : nthreads, &form.itype, &form.n);
-    if (form.elems != NULL && a->mean &&
-            (mean = direct_mean(a, form.n, size, form.itype, &form.elems)) == NULL) {
+    form.elems = direct_loop(c, c->mean ? 1 : c->nthreads, &form.itype, &form.n);
+    if (form.elems != NULL && c->mean &&
+            (mean = direct_mean(c, form.n, size, form.itype, &form.elems)) == NULL) {
         form.elems = NULL;
     }
-    *done = form.elems != NULL || so_direct_rows(a, nthreads, &form);
-    if (!*done) return NULL;
+    if (form.elems == NULL && !so_direct_rows(c, h, &form)) return SO_NOT_TAKEN;
     /* an order-free reduction on several threads, each into its own partial
-     * output (py/partial_outputs.c), writes only what can be dropped, as one_pass */
-    partial = form.elems != NULL && mean == NULL ? so_partial_threads(a, form.n, size, nthreads)
-                                                 : 1;
+     * output (partial_outputs.c), writes only what can be dropped, as one_pass */
+    partial = form.elems != NULL && mean == NULL
+              ? so_partial_threads(c, form.n, size, c->nthreads) : 1;
     if ((form.elems != NULL &&
          (out == NULL || mean != NULL || partial > 1 ||
-          so_scratch_pays(form.n, size, PyArray_ITEMSIZE(a->data), PyArray_ITEMSIZE(a->idx)))) ||
+          so_scratch_pays(form.n, size, data->itemsize, c->idx.itemsize))) ||
             (form.rows != NULL && out == NULL)) {
-        PyObject *r = one_pass(a, &form, mean, nthreads, partial, &bad);
-        if (bad) *done = SO_DIRECT_OUT_OF_RANGE;
-        return r;
+        return one_pass(c, h, &form, mean, partial, result, bad, in_place);
     }
     /* else the whole check first, at memory bandwidth, then the loop into out */
     if (large) {
-        poll = so_unlock(&u);
-        pos = so_first_bad_run(PyArray_BYTES(a->idx), form.itype, form.n, size, poll);
-        if (so_relock(&u) < 0) return NULL;
+        poll = h->unlock(h);
+        pos = so_first_bad_run(c->idx.bytes, form.itype, form.n, size, poll);
+        if (h->relock(h) < 0) return SO_FAILED;
     }
     else {
-        pos = so_first_bad_run(PyArray_BYTES(a->idx), form.itype, form.n, size, NULL);
+        pos = so_first_bad_run(c->idx.bytes, form.itype, form.n, size, NULL);
     }
     if (pos >= 0) {
-        if (out_of_range(a, &form, pos) == SO_OUT_OF_RANGE) *done = SO_DIRECT_OUT_OF_RANGE;
-        return NULL;
+        *bad = bad_position(c, &form, pos);
+        return SO_BAD_INDEX;
     }
-    so_test_rewrite(a->idx);
+    h->checked(h, &c->idx);
     so_direct_calls += form.elems != NULL;
     if (out == NULL) {
-        work = so_fresh_copy(data, nthreads);
-        if (work == NULL) return NULL;
+        if (h->fresh_copy(h, data, &work) < 0) return SO_FAILED;
     }
     else {
-        if (out != data && so_copy_into(out, data) < 0) {
-            so_note_interrupted(func, 1);
-            return NULL;
+        if (out->handle != data->handle && h->copy(h, out, data) < 0) {
+            *in_place = 1;
+            return SO_FAILED;
         }
-        work = out;
-        Py_INCREF(work);
+        work = *out;
     }
-    poll = large ? so_unlock(&u) : NULL;
+    poll = large ? h->unlock(h) : NULL;
     /* an index another thread rewrote after the check stops the loop there:
      * every write stays inside out (the result is then unspecified) */
-    (void)run_pieces(&form, PyArray_BYTES(work), PyArray_STRIDE(work, 0), size,
-                     PyArray_BYTES(a->idx), PyArray_ITEMSIZE(a->idx), PyArray_BYTES(a->upd), poll);
-    if (large) rc = so_relock(&u);
+    (void)run_pieces(&form, work.bytes, work.strides[0], size, c->idx.bytes, c->idx.itemsize,
+                     c->upd.bytes, poll);
+    if (large) rc = h->relock(h);
     if (rc < 0) {
         /* stopped: the updates of the pieces before applied */
-        so_note_interrupted(func, work == out);
-        Py_DECREF(work);
-        return NULL;
+        *in_place = out != NULL;
+        if (out == NULL) h->release(h, &work);
+        return SO_FAILED;
     }
-    return (PyObject *)work;
+    *result = work;
+    return SO_DONE;
 }

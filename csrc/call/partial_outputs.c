@@ -1,5 +1,5 @@
 /*
- * py/partial_outputs.c: the direct form (direct.c) of a 1-D call on several threads,
+ * call/partial_outputs.c: the direct form (direct.c) of a 1-D call on several threads,
  * split by updates, for the reductions whose result does not depend on order:
  * integer add, sub, mul, max and min (kernels/partial.c).  A float sum in C
  * order cannot be split so, nor "none" (the last update wins): those keep
@@ -27,7 +27,9 @@
  * updates as out has elements (the merge then costs little beside the loop).
  * A late pool backs this kind of job off as any other (base/threads.c).
  */
-#include "py/py.h"
+#include "call/call.h"
+
+#include <stdlib.h>
 
 unsigned long so_partial_calls;
 
@@ -92,10 +94,10 @@ partial_main(void *arg)
 }
 
 int
-so_partial_threads(const so_args *a, npy_intp n, npy_intp size, int nthreads)
+so_partial_threads(const so_call *c, npy_intp n, npy_intp size, int nthreads)
 {
     int model = so_cost_model_on(), t;
-    if (nthreads < 2 || a->mean || !a->include_self) return 1;
+    if (nthreads < 2 || c->mean || !c->include_self) return 1;
     /* the counts first: a small call, the commonest, asks no more */
     if (model) {
         if (n < SO_PARTIAL_MIN_RATIO * size) return 1;
@@ -105,18 +107,18 @@ so_partial_threads(const so_args *a, npy_intp n, npy_intp size, int nthreads)
         /* every split that can be made is made (the tests' setting) */
         t = n / 2 < nthreads ? (int)(n / 2) : nthreads;
     }
-    if (t < 2 || so_partial_kernel_for(PyArray_DESCR(a->data), a->op) == NULL ||
-            size * PyArray_ITEMSIZE(a->data) > so_cache_bytes(2)) {
+    if (t < 2 || so_partial_kernel_for(c->data.dtype, c->op) == NULL ||
+            size * c->data.itemsize > so_cache_bytes(2)) {
         return 1;
     }
     return t;
 }
 
 npy_intp
-so_run_partials(const so_args *a, const so_direct_form *form, char *o, npy_intp os,
+so_run_partials(const so_call *c, const so_direct_form *form, char *o, npy_intp os,
                 npy_intp size, int nthreads, so_poll *poll)
 {
-    const so_partial_kernel *pk = so_partial_kernel_for(PyArray_DESCR(a->data), a->op);
+    const so_partial_kernel *pk = so_partial_kernel_for(c->data.dtype, c->op);
     partial_job job;
     partial_task one, *tasks;
     npy_intp bad = -1, chunk;
@@ -131,24 +133,24 @@ so_run_partials(const so_args *a, const so_direct_form *form, char *o, npy_intp 
     job.work = o;
     job.os = os;
     job.size = size;
-    job.esz = PyArray_ITEMSIZE(a->data);
-    job.isz = PyArray_ITEMSIZE(a->idx);
+    job.esz = c->data.itemsize;
+    job.isz = c->idx.itemsize;
     job.us = form->us;
     job.n = form->n;
     job.chunk = chunk;
     job.nchunks = (form->n + chunk - 1) / chunk;
-    job.idx = PyArray_BYTES(a->idx);
-    job.u = PyArray_BYTES(a->upd);
+    job.idx = c->idx.bytes;
+    job.u = c->upd.bytes;
     job.next = 0;
     job.halt = 0;
     job.poll = poll;
-    job.partials = PyMem_RawMalloc((size_t)(nthreads - 1) * (size_t)(size > 0 ? size : 1) *
+    job.partials = malloc((size_t)(nthreads - 1) * (size_t)(size > 0 ? size : 1) *
                                    (size_t)job.esz);
     if (job.partials == NULL) return SO_PARTIAL_DECLINED;   /* one thread needs none */
     tasks = so_task_array(&one, sizeof one, &nthreads);
     if (nthreads < 2) {
         so_task_array_free(tasks, &one);
-        PyMem_RawFree(job.partials);
+        free(job.partials);
         return SO_PARTIAL_DECLINED;
     }
     for (t = 0; t < nthreads; t++) {
@@ -176,6 +178,6 @@ so_run_partials(const so_args *a, const so_direct_form *form, char *o, npy_intp 
         }
     }
     so_task_array_free(tasks, &one);
-    PyMem_RawFree(job.partials);
+    free(job.partials);
     return bad;
 }

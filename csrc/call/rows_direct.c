@@ -1,5 +1,5 @@
 /*
- * py/rows_direct.c: when a call on rows takes the direct form (py/direct.c runs it):
+ * call/rows_direct.c: when a call on rows takes the direct form (direct.c runs it):
  * a reduction or "none" of rows of contiguous elements along axis 0 -- data
  * (N, ...) into rows of f elements, updates (n, ...) with contiguous rows,
  * indices 1-D and contiguous (scatter_nd's (n, 1), or scatter_elements' index
@@ -7,21 +7,21 @@
  * with its loop by dtype, reduction and index dtype from kernels/rows.c, which
  * reads the indices as given and makes no call per row.
  */
-#include "py/py.h"
+#include "call/call.h"
 
 unsigned long so_rows_direct_calls;
 
 /* The elements of a row of a from dim 1 on, if they are contiguous (C order,
  * steps of the item size), else -1. */
 static npy_intp
-contiguous_row(PyArrayObject *a)
+contiguous_row(const so_array *a)
 {
-    npy_intp f = 1, step = PyArray_ITEMSIZE(a);
+    npy_intp f = 1, step = a->itemsize;
     int d;
-    for (d = PyArray_NDIM(a) - 1; d >= 1; d--) {
-        if (PyArray_DIM(a, d) != 1 && PyArray_STRIDE(a, d) != step) return -1;
-        step *= PyArray_DIM(a, d);
-        f *= PyArray_DIM(a, d);
+    for (d = a->ndim - 1; d >= 1; d--) {
+        if (a->dims[d] != 1 && a->strides[d] != step) return -1;
+        step *= a->dims[d];
+        f *= a->dims[d];
     }
     return f;
 }
@@ -29,12 +29,12 @@ contiguous_row(PyArrayObject *a)
 /* addresses and strides that the unsigned words of "none" may be read at
  * (kernels/rows.c): multiples of the word's alignment */
 static int
-words_aligned(npy_intp isz, PyArrayObject *a)
+words_aligned(npy_intp isz, const so_array *a)
 {
-    npy_uintp align = (npy_uintp)(isz < 8 ? isz : 8), bits = (npy_uintp)PyArray_BYTES(a);
+    npy_uintp align = (npy_uintp)(isz < 8 ? isz : 8), bits = (npy_uintp)a->bytes;
     int d;
-    for (d = 0; d < PyArray_NDIM(a); d++) {
-        if (PyArray_DIM(a, d) > 1) bits |= (npy_uintp)PyArray_STRIDE(a, d);
+    for (d = 0; d < a->ndim; d++) {
+        if (a->dims[d] > 1) bits |= (npy_uintp)a->strides[d];
     }
     return (bits & (align - 1)) == 0;
 }
@@ -45,14 +45,13 @@ words_aligned(npy_intp isz, PyArrayObject *a)
  * row i goes whole to row idx[i, 0, ...] -- the elements of the row in C order,
  * as ufunc.at applies them. */
 static int
-expanded_rows(const so_args *a)
+expanded_rows(const so_call *c)
 {
-    PyArrayObject *idx = a->idx;
+    const so_array *idx = &c->idx;
     int d;
-    if (a->kind != SO_ELEMENTS || PyArray_NDIM(idx) != PyArray_NDIM(a->data)) return 0;
-    for (d = 1; d < PyArray_NDIM(idx); d++) {
-        if (PyArray_DIM(idx, d) != PyArray_DIM(a->data, d) ||
-                (PyArray_DIM(idx, d) != 1 && PyArray_STRIDE(idx, d) != 0)) {
+    if (c->kind != SO_ELEMENTS || idx->ndim != c->data.ndim) return 0;
+    for (d = 1; d < idx->ndim; d++) {
+        if (idx->dims[d] != c->data.dims[d] || (idx->dims[d] != 1 && idx->strides[d] != 0)) {
             return 0;
         }
     }
@@ -65,14 +64,14 @@ expanded_rows(const so_args *a)
  * the user gave: a column with one leaves the call to the general way, which
  * raises for that element, and writes nothing. */
 static int
-column_inside(const so_args *a, int itype, npy_intp n)
+column_inside(const so_call *c, so_host *h, int itype, npy_intp n)
 {
-    const char *v = PyArray_BYTES(a->idx);
-    npy_intp size = PyArray_DIM(a->data, 0), pos;
+    const char *v = c->idx.bytes;
+    npy_intp size = c->data.dims[0], pos;
     if (n >= SO_GIL_RELEASE_MIN) {
-        Py_BEGIN_ALLOW_THREADS
+        (void)h->unlock(h);     /* not stoppable: one pass at memory bandwidth */
         pos = so_first_bad_run(v, itype, n, size, NULL);
-        Py_END_ALLOW_THREADS
+        (void)h->relock(h);
     }
     else {
         pos = so_first_bad_run(v, itype, n, size, NULL);
@@ -99,59 +98,57 @@ column_inside(const so_args *a, int itype, npy_intp n)
  * split backed off); 1e4 and 1e5 rows into (1e3, 64), out of place and in
  * place, 1.27-1.50x before (no split: out in L2 and too few rows a thread). */
 static int
-split_runs(const so_args *a, int nthreads)
+split_runs(const so_call *c)
 {
     so_plan plan;
-    if (so_make_plan(&plan, a->kind, a->out != NULL ? a->out : a->data, a->idx, a->upd, a->axis,
-                     NULL) < 0) {
-        PyErr_Clear();          /* the general way raises it again */
-        return 1;
+    if (so_make_plan(&plan, c->kind, so_call_has_out(c) ? &c->out : &c->data, &c->idx, &c->upd,
+                     c->axis, NULL) < 0) {
+        return 1;               /* the general way fails for it again */
     }
-    return so_split_runs(&plan, &a->kn, nthreads, &so_walk_cost_model);
+    return so_split_runs(&plan, &c->kn, c->nthreads, &so_walk_cost_model);
 }
 
 int
-so_direct_rows(const so_args *a, int nthreads, so_direct_form *form)
+so_direct_rows(const so_call *c, so_host *h, so_direct_form *form)
 {
-    PyArrayObject *idx = a->idx, *upd = a->upd, *data = a->data, *out = a->out;
-    PyArray_Descr *d = PyArray_DESCR(data);
-    int q = PyArray_NDIM(idx), nd = PyArray_NDIM(data), expanded;
-    npy_intp n, f, isz = PyArray_ITEMSIZE(data);
+    const so_array *idx = &c->idx, *upd = &c->upd;
+    const so_array *out = so_call_has_out(c) ? &c->out : NULL;
+    int q = idx->ndim, nd = c->data.ndim, expanded;
+    npy_intp n, f, isz = c->data.itemsize;
 
-    if (!a->typed || !a->include_self || a->mean || a->nupd == 0 || nd < 2 || a->axis != 0 ||
-            PyArray_NDIM(upd) != nd || a->kn.needs_gil) {
+    if (!c->typed || !c->include_self || c->mean || c->nupd == 0 || nd < 2 || c->axis != 0 ||
+            upd->ndim != nd || c->kn.needs_gil) {
         return 0;
     }
     /* scatter_update: indices (n,); scatter_nd: indices (n, 1); scatter_elements:
      * an expanded index (n, ...) */
-    expanded = expanded_rows(a);
-    if (!(a->kind == SO_UPDATE && q == 1) && !expanded &&
-            !(a->kind == SO_ND && q == 2 && PyArray_DIM(idx, 1) == 1)) {
+    expanded = expanded_rows(c);
+    if (!(c->kind == SO_UPDATE && q == 1) && !expanded &&
+            !(c->kind == SO_ND && q == 2 && idx->dims[1] == 1)) {
         return 0;
     }
-    n = PyArray_DIM(idx, 0);
-    f = a->nupd / n;
+    n = idx->dims[0];
+    f = c->nupd / n;
     /* the rows written are out's own, or those of a fresh C-ordered copy of data */
     if ((out != NULL && contiguous_row(out) != f) || contiguous_row(upd) != f ||
-            (n > 1 && PyArray_STRIDE(idx, 0) != PyArray_ITEMSIZE(idx)) ||
-            !PyArray_ISALIGNED(upd) || !PyArray_ISALIGNED(idx) ||
-            (out != NULL && !PyArray_ISALIGNED(out))) {
+            (n > 1 && idx->strides[0] != idx->itemsize) || !upd->aligned || !idx->aligned ||
+            (out != NULL && !out->aligned)) {
         return 0;
     }
-    if (a->op == SO_NONE && !(words_aligned(isz, upd) && (out == NULL || words_aligned(isz, out)))) {
+    if (c->op == SO_NONE &&
+            !(words_aligned(isz, upd) && (out == NULL || words_aligned(isz, out)))) {
         return 0;
     }
-    form->itype = so_index_type(PyArray_DESCR(idx));
-    if (nthreads > 1 && a->nupd >= SO_GIL_RELEASE_MIN &&
-            (!so_cost_model_on() || (f * isz > SO_ROWS_ONE_THREAD_BYTES &&
-                                     split_runs(a, nthreads)))) {
+    form->itype = so_index_type(idx->dtype);
+    if (c->nthreads > 1 && c->nupd >= SO_GIL_RELEASE_MIN &&
+            (!so_cost_model_on() || (f * isz > SO_ROWS_ONE_THREAD_BYTES && split_runs(c)))) {
         return 0;
     }
-    form->rows = so_rows_kernel(d, a->op, form->itype);
-    if (form->rows == NULL || (expanded && !column_inside(a, form->itype, n))) return 0;
+    form->rows = so_rows_kernel(c->data.dtype, c->op, form->itype);
+    if (form->rows == NULL || (expanded && !column_inside(c, h, form->itype, n))) return 0;
     form->n = n;
     form->f = f;
-    form->us = n > 1 ? PyArray_STRIDE(upd, 0) : 0;
+    form->us = n > 1 ? upd->strides[0] : 0;
     so_rows_direct_calls++;
     return 1;
 }

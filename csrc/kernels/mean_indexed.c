@@ -1,6 +1,6 @@
 /*
  * kernels/mean_indexed.c: reduction="mean" in the direct form of a 1-D call
- * (py/direct.c), in one pass over the updates: each element's sum and its
+ * (call/direct.c), in one pass over the updates: each element's sum and its
  * count side by side in a scratch array of pairs (one cache line an update,
  * where a sum in out and a count apart touch two: the C model,
  * benchmarks/cmodel/runs_model.c, 1e6 random float32 updates into 1e5, 6.7

@@ -239,6 +239,18 @@ row_for(PyArray_Descr *descr)
     return NULL;
 }
 
+void
+so_count_kernel(so_kernel *kn)
+{
+    kn->block = cnt_count_block;
+    kn->elem = cnt_count_elem;
+    kn->list = cnt_count_list;
+    kn->first = NULL;            /* counts are never masked */
+    (void)cnt_count_first;
+    kn->itemsize = sizeof(npy_intp);
+    kn->needs_gil = 0;
+}
+
 int
 so_reduce_kernel(so_kernel *kn, PyArray_Descr *descr, int op)
 {
@@ -246,13 +258,7 @@ so_reduce_kernel(so_kernel *kn, PyArray_Descr *descr, int op)
     if (op == SO_COUNT) {
         if (!PyTypeNum_ISSIGNED(descr->type_num) ||
             PyDataType_ELSIZE(descr) != (npy_intp)sizeof(npy_intp)) return 0;
-        kn->block = cnt_count_block;
-        kn->elem = cnt_count_elem;
-        kn->list = cnt_count_list;
-        kn->first = NULL;            /* counts are never masked */
-        (void)cnt_count_first;
-        kn->itemsize = sizeof(npy_intp);
-        kn->needs_gil = 0;
+        so_count_kernel(kn);
         return 1;
     }
     if (op <= SO_NONE || op >= SO_COUNT || !PyArray_ISNBO(descr->byteorder)) {

@@ -5,7 +5,7 @@
  * the compiler vectorises; built for AVX-512 and AVX2 beside the portable
  * loop and chosen at run time), and a look for the first bad position only in
  * a chunk whose extremes fall outside.  validate.c's intp runs and the direct
- * calls (py/direct.c) both use it.
+ * calls (call/direct.c) both use it.
  */
 #include "plan/plan.h"
 

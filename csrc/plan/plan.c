@@ -7,10 +7,12 @@
 #include "plan/plan.h"
 #include "base/nditer.h"
 
+/* The arrays do not fit together as the kind says (what: which part): -1,
+ * nothing raised (the binding raises for it). */
 static int
 shape_error(const char *what)
 {
-    PyErr_Format(PyExc_ValueError, "scatterops._core: inconsistent arguments (%s)", what);
+    (void)what;
     return -1;
 }
 
@@ -71,16 +73,16 @@ fold_constant_index_dims(so_plan *p)
  * past everything the dims with smaller strides reach (sufficient, and exact
  * for every layout NumPy itself makes). */
 static int
-self_overlapping(PyArrayObject *a)
+self_overlapping(const so_array *a)
 {
-    npy_intp st[SO_MAXDIMS], sh[SO_MAXDIMS], reach = PyArray_ITEMSIZE(a);
+    npy_intp st[SO_MAXDIMS], sh[SO_MAXDIMS], reach = a->itemsize;
     int n = 0, d, e;
-    for (d = 0; d < PyArray_NDIM(a); d++) {
-        if (PyArray_DIM(a, d) == 0) return 0;
-        if (PyArray_DIM(a, d) > 1) {
-            npy_intp s = PyArray_STRIDE(a, d);
+    for (d = 0; d < a->ndim; d++) {
+        if (a->dims[d] == 0) return 0;
+        if (a->dims[d] > 1) {
+            npy_intp s = a->strides[d];
             st[n] = s < 0 ? -s : s;
-            sh[n] = PyArray_DIM(a, d);
+            sh[n] = a->dims[d];
             for (e = n; e > 0 && st[e - 1] > st[e]; e--) {
                 npy_intp t = st[e]; st[e] = st[e - 1]; st[e - 1] = t;
                 t = sh[e]; sh[e] = sh[e - 1]; sh[e - 1] = t;
@@ -96,33 +98,33 @@ self_overlapping(PyArrayObject *a)
 }
 
 int
-so_make_plan(so_plan *p, int kind, PyArrayObject *out, PyArrayObject *idx,
-             PyArrayObject *upd, int axis, PyArrayObject *mask)
+so_make_plan(so_plan *p, int kind, const so_array *out, const so_array *idx,
+             const so_array *upd, int axis, const so_array *mask)
 {
-    const int r = PyArray_NDIM(out);
-    const int q = PyArray_NDIM(idx);
-    const int ur = PyArray_NDIM(upd);
-    const npy_intp *dshape = PyArray_DIMS(out), *ostr = PyArray_STRIDES(out);
-    const npy_intp *ishape = PyArray_DIMS(idx), *istr = PyArray_STRIDES(idx);
-    const npy_intp *ushape = PyArray_DIMS(upd), *ustr = PyArray_STRIDES(upd);
+    const int r = out->ndim;
+    const int q = idx->ndim;
+    const int ur = upd->ndim;
+    const npy_intp *dshape = out->dims, *ostr = out->strides;
+    const npy_intp *ishape = idx->dims, *istr = idx->strides;
+    const npy_intp *ushape = upd->dims, *ustr = upd->strides;
     static const npy_intp zeros[SO_MAXDIMS] = {0};
-    const npy_intp *mstr = mask ? PyArray_STRIDES(mask) : zeros;
+    const npy_intp *mstr = mask ? mask->strides : zeros;
     int d, j;
 
     p->gnd = p->bnd = 0;
     p->nwin = -1;
     p->win = NULL;
-    p->out = PyArray_BYTES(out);
-    p->upd = PyArray_BYTES(upd);
-    p->idx = PyArray_BYTES(idx);
-    p->ixtype = so_index_type(PyArray_DESCR(idx));
-    p->mask = mask ? PyArray_BYTES(mask) : NULL;
+    p->out = out->bytes;
+    p->upd = upd->bytes;
+    p->idx = idx->bytes;
+    p->ixtype = so_index_type(idx->dtype);
+    p->mask = mask ? mask->bytes : NULL;
     p->out_overlaps = r <= SO_MAXDIMS && self_overlapping(out);
 
     if (r < 1 || r > SO_MAXDIMS || ur > SO_MAXDIMS) {
         return shape_error("rank");
     }
-    if (mask && !PyArray_SAMESHAPE(mask, out)) {
+    if (mask && !so_array_same_shape(mask, out)) {
         return shape_error("mask shape");
     }
     if (axis < 0 || axis >= r) {

@@ -15,6 +15,7 @@
 #define SO_PLAN_H
 
 #include "base/base.h"
+#include "base/array.h"
 
 enum so_kind { SO_UPDATE = 0, SO_ND = 1, SO_ELEMENTS = 2 };
 
@@ -50,9 +51,10 @@ typedef struct {
     int out_overlaps;
 } so_plan;
 
-/* plan.c: fills *p, or sets a Python exception and returns -1. */
-int so_make_plan(so_plan *p, int kind, PyArrayObject *out, PyArrayObject *idx,
-                 PyArrayObject *upd, int axis, PyArrayObject *mask);
+/* plan.c: fills *p, or returns -1 (nothing raised) when the arrays do not fit
+ * together as kind says: a checked call always fits. */
+int so_make_plan(so_plan *p, int kind, const so_array *out, const so_array *idx,
+                 const so_array *upd, int axis, const so_array *mask);
 
 /* dedup.c: for reduction "none" on slices, keep only the last write to each
  * slice (returns 1 if the plan now holds a winner list to free()); stopped by
@@ -65,10 +67,10 @@ npy_intp *so_count_hits(const so_plan *p, int *lead, npy_intp *n, so_poll *poll)
 
 /* validate.c: flat C-order position of the first index out of range, or -1;
  * long runs are checked on up to nthreads threads. */
-npy_intp so_find_bad_index(PyArrayObject *idx, const npy_intp *bounds, int nbounds, int nthreads);
+npy_intp so_find_bad_index(const so_array *idx, const npy_intp *bounds, int nbounds, int nthreads);
 /* validate.c: the same asking poll every SO_PIECE values; -2 if stopped. */
 #define SO_CHECK_STOPPED ((npy_intp)-2)
-npy_intp so_find_bad_index_polled(PyArrayObject *idx, const npy_intp *bounds, int nbounds,
+npy_intp so_find_bad_index_polled(const so_array *idx, const npy_intp *bounds, int nbounds,
                                   int nthreads, so_poll *poll);
 
 /* check_run.c: the first position in the contiguous, aligned run v[0..n) of

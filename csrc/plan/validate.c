@@ -89,11 +89,11 @@ first_bad_threaded(const npy_intp *v, npy_intp n, npy_intp b, int aligned, int n
  * checked against it; with nbounds > 1 the last dim of idx has nbounds entries
  * and entry j is checked against bounds[j] (scatter_nd's index tuples).
  */
-static npy_intp find_bad(PyArrayObject *idx, const npy_intp *eff, const npy_intp *bounds,
+static npy_intp find_bad(const so_array *idx, const npy_intp *eff, const npy_intp *bounds,
                          int nbounds, int nthreads, so_poll *poll);
 
 npy_intp
-so_find_bad_index(PyArrayObject *idx, const npy_intp *bounds, int nbounds, int nthreads)
+so_find_bad_index(const so_array *idx, const npy_intp *bounds, int nbounds, int nthreads)
 {
     return so_find_bad_index_polled(idx, bounds, nbounds, nthreads, NULL);
 }
@@ -101,28 +101,28 @@ so_find_bad_index(PyArrayObject *idx, const npy_intp *bounds, int nbounds, int n
 /* A dim with stride 0 (an expanded index) repeats the same values: check them
  * once, then map the position found back to the full index space. */
 npy_intp
-so_find_bad_index_polled(PyArrayObject *idx, const npy_intp *bounds, int nbounds, int nthreads,
+so_find_bad_index_polled(const so_array *idx, const npy_intp *bounds, int nbounds, int nthreads,
                          so_poll *poll)
 {
     npy_intp eff[SO_MAXDIMS], pos, full = 0;
-    int d, nd = PyArray_NDIM(idx), itype = so_index_type(PyArray_DESCR(idx));
+    int d, nd = idx->ndim, itype = so_index_type(idx->dtype);
     if (itype >= 0 && itype != SO_IX_i64 && nd == 1 && nbounds == 1 &&
-            (PyArray_DIM(idx, 0) < 2 || PyArray_STRIDE(idx, 0) == so_index_size(itype))) {
-        /* a contiguous run of another integer dtype (kept by py/call.c for the
+            (idx->dims[0] < 2 || idx->strides[0] == so_index_size(itype))) {
+        /* a contiguous run of another integer dtype (kept by call/general_way.c for the
          * owned split, which reads it as it is), checked as the direct form does */
-        return so_first_bad_run(PyArray_BYTES(idx), itype, PyArray_DIM(idx, 0), bounds[0], poll);
+        return so_first_bad_run(idx->bytes, itype, idx->dims[0], bounds[0], poll);
     }
-    if (nd == 1 && nbounds == 1 && PyArray_STRIDE(idx, 0) == (npy_intp)sizeof(npy_intp) &&
-            PyArray_DIM(idx, 0) < SO_CHECK_PER_THREAD) {
+    if (nd == 1 && nbounds == 1 && idx->strides[0] == (npy_intp)sizeof(npy_intp) &&
+            idx->dims[0] < SO_CHECK_PER_THREAD) {
         /* a short contiguous run, the common small call: straight to the loop */
-        const char *p = PyArray_BYTES(idx);
-        return first_bad_contiguous((const npy_intp *)(const void *)p, PyArray_DIM(idx, 0),
+        const char *p = idx->bytes;
+        return first_bad_contiguous((const npy_intp *)(const void *)p, idx->dims[0],
                                     bounds[0], ((npy_uintp)p % sizeof(npy_intp)) == 0, NULL);
     }
     for (d = 0; d < nd; d++) {
         int keep_apart = nbounds > 1 && d == nd - 1;
-        eff[d] = (PyArray_STRIDE(idx, d) == 0 && !keep_apart && PyArray_DIM(idx, d) > 0)
-                 ? 1 : PyArray_DIM(idx, d);
+        eff[d] = (idx->strides[d] == 0 && !keep_apart && idx->dims[d] > 0)
+                 ? 1 : idx->dims[d];
     }
     pos = find_bad(idx, eff, bounds, nbounds, nthreads, poll);
     if (pos <= 0) {
@@ -136,7 +136,7 @@ so_find_bad_index_polled(PyArrayObject *idx, const npy_intp *bounds, int nbounds
         }
         for (d = nd - 1; d >= 0; d--) {
             full += coord[d] * mult;
-            mult *= PyArray_DIM(idx, d);
+            mult *= idx->dims[d];
         }
     }
     return full;
@@ -145,25 +145,25 @@ so_find_bad_index_polled(PyArrayObject *idx, const npy_intp *bounds, int nbounds
 /* The first bad position in C order of the shape eff (idx's shape with
  * expanded dims cut to 1). */
 static npy_intp
-find_bad(PyArrayObject *idx, const npy_intp *eff, const npy_intp *bounds, int nbounds,
+find_bad(const so_array *idx, const npy_intp *eff, const npy_intp *bounds, int nbounds,
          int nthreads, so_poll *poll)
 {
     npy_intp shape[SO_MAXDIMS], st[SO_MAXDIMS];
     npy_intp *const strides[1] = {st};
     npy_intp n, s, pos = 0, i, since = 0;
-    const char *p0 = PyArray_BYTES(idx), *p;
+    const char *p0 = idx->bytes, *p;
     int d, nd = 0, last;
     so_nditer it;
 
     /* Coalesce dims that step as one (C order is kept, so flat positions are
      * unchanged); with per-component bounds the last dim stays apart. */
-    for (d = 0; d < PyArray_NDIM(idx); d++) {
-        npy_intp s_d = PyArray_STRIDE(idx, d);
-        int keep_apart = nbounds > 1 && d == PyArray_NDIM(idx) - 1;
+    for (d = 0; d < idx->ndim; d++) {
+        npy_intp s_d = idx->strides[d];
+        int keep_apart = nbounds > 1 && d == idx->ndim - 1;
         nd = so_nd_push(nd, shape, strides, 1, eff[d], &s_d, keep_apart ? SO_ND_KEEP : 0);
     }
     last = nd - 1;
-    if (PyArray_SIZE(idx) == 0) {
+    if (so_array_size(idx) == 0) {
         return -1;
     }
     if (nd == 0) {

@@ -206,31 +206,26 @@ so_args_out_of_range(const so_args *a, npy_intp pos)
 int
 so_args_bounds(const so_args *a, npy_intp *bounds)
 {
-    int nbounds = 1, d;
-    if (a->kind == SO_ND) {
-        nbounds = (int)PyArray_DIM(a->idx, PyArray_NDIM(a->idx) - 1);
-        for (d = 0; d < nbounds; d++) bounds[d] = PyArray_DIM(a->data, d);
-    }
-    else {
-        bounds[0] = PyArray_DIM(a->data, a->axis);
-    }
-    return nbounds;
+    return so_index_bounds(a->kind, a->axis, PyArray_NDIM(a->idx), PyArray_DIMS(a->idx),
+                           PyArray_DIMS(a->data), bounds);
 }
 
 int
 so_args_check_indices(const so_args *a, int nthreads)
 {
     npy_intp bounds[SO_MAXDIMS], pos;
+    so_array idx;
     int nbounds;
     if (a->nidx == 0) return 0;
     nbounds = so_args_bounds(a, bounds);
+    so_array_of(a->idx, &idx);
     if (a->nidx >= SO_GIL_RELEASE_MIN) {
         Py_BEGIN_ALLOW_THREADS
-        pos = so_find_bad_index(a->idx, bounds, nbounds, nthreads);
+        pos = so_find_bad_index(&idx, bounds, nbounds, nthreads);
         Py_END_ALLOW_THREADS
     }
     else {
-        pos = so_find_bad_index(a->idx, bounds, nbounds, 1);
+        pos = so_find_bad_index(&idx, bounds, nbounds, 1);
     }
     return pos < 0 ? 0 : so_args_out_of_range(a, pos);
 }
@@ -241,11 +236,13 @@ so_check_indices_long(const so_args *a, int nthreads)
 {
     npy_intp bounds[SO_MAXDIMS], pos;
     int nbounds;
+    so_array idx;
     so_unlocked u;
     so_poll *poll;
     nbounds = so_args_bounds(a, bounds);
+    so_array_of(a->idx, &idx);
     poll = so_unlock(&u);
-    pos = so_find_bad_index_polled(a->idx, bounds, nbounds, nthreads, poll);
+    pos = so_find_bad_index_polled(&idx, bounds, nbounds, nthreads, poll);
     if (so_relock(&u) < 0) return -1;
     /* a bad index (not the first, on several threads): under "raise", the
      * check that raises its IndexError finds the first */

@@ -147,17 +147,17 @@ static PyMethodDef so_methods[] = {
      "folded_calls()\n--\n\nHow many calls ran an index written out with equal rows as its\n"
      "stride-0 view (py/fold.c)."},
     {"direct_calls", so_py_direct_calls, METH_NOARGS,
-     "direct_calls()\n--\n\nHow many calls ran in the direct form of a 1-D call (py/direct.c),\n"
+     "direct_calls()\n--\n\nHow many calls ran in the direct form of a 1-D call (call/direct.c),\n"
      "the mean's loops (direct_means) included."},
     {"direct_means", so_py_direct_means, METH_NOARGS,
-     "direct_means()\n--\n\nHow many means ran in the direct form (py/direct.c)."},
+     "direct_means()\n--\n\nHow many means ran in the direct form (call/direct.c)."},
     {"direct_one_pass", so_py_direct_one_pass, METH_NOARGS,
-     "direct_one_pass()\n--\n\nHow many calls ran in the direct form's one pass (py/direct.c)."},
+     "direct_one_pass()\n--\n\nHow many calls ran in the direct form's one pass (call/direct.c)."},
     {"partial_calls", so_py_partial_calls, METH_NOARGS,
      "partial_calls()\n--\n\nHow many calls of the direct form were split by updates, each thread\n"
-     "into its own partial output (py/partial_outputs.c); a worker that woke late may have taken none."},
+     "into its own partial output (call/partial_outputs.c); a worker that woke late may have taken none."},
     {"rows_direct_calls", so_py_rows_direct_calls, METH_NOARGS,
-     "rows_direct_calls()\n--\n\nHow many calls ran in the direct form on rows (py/rows_direct.c)."},
+     "rows_direct_calls()\n--\n\nHow many calls ran in the direct form on rows (call/rows_direct.c)."},
     {"threads_asked", so_py_threads_asked, METH_NOARGS,
      "threads_asked()\n--\n\nThe most threads one set of tasks (a split walk, a check, a copy)\n"
      "of this thread's calls was split over since it last asked (0: none); resets it."},

@@ -1,23 +1,23 @@
 /*
- * py/py.h: the CPython layer -- what a public call means and how it runs.
+ * py/py.h: the CPython layer, the binding -- Python objects in, a checked
+ * call described for the call layer (call/call.h), exceptions out.
  *
  * public.c binds the argument list of the three public functions as Python
  * would bind their signature and reads the thread count once (settings.c);
  * args.c turns the arguments, as the user wrote them, into arrays the layers
  * below can trust (so_args), or raises the error that says what is wrong;
- * call.c chooses how to run the checked call (kernel, output, strategy) and
- * runs it; errors.c raises the exceptions (their text lives in
- * scatterops/_messages.py); output_cache.c keeps freed large outputs for the
- * next call; module.c is the module scatterops._core.
+ * host.c describes the checked call (so_call) and gives the call layer what
+ * needs NumPy (so_host); call.c offers the call to the call layer's
+ * strategies and does what needs Python between them (the intp indices, the
+ * IndexError or mode=, the output); errors.c raises the exceptions (their
+ * text lives in scatterops/_messages.py); output_cache.c keeps freed large
+ * outputs for the next call; module.c is the module scatterops._core.
  */
 #ifndef SO_PY_H
 #define SO_PY_H
 
 #include "base/base.h"
-#include "kernels/kernels.h"
-#include "plan/plan.h"
-#include "walk/walk.h"
-#include "call/cost.h"
+#include "call/call.h"
 
 /* A checked call: every argument normalised, every index value in range. */
 typedef struct {
@@ -141,7 +141,6 @@ PyArrayObject *so_view_of(PyArrayObject *a, PyArray_Descr *descr, const npy_intp
  * size 0 has no position).  The check a call makes
  * anyway (SO_OUT_OF_RANGE) is what calls for it, before anything is written,
  * so a call whose indices are all inside costs what it costs under "raise". */
-enum { SO_MODE_RAISE, SO_MODE_WRAP, SO_MODE_CLIP, SO_MODE_DROP, SO_NMODES };
 /* mode.c: the names of the modes, by SO_MODE_* number */
 extern const char *const so_mode_names[SO_NMODES];
 int so_parse_mode(const char *func, PyObject *mode);
@@ -184,7 +183,11 @@ PyObject *so_call_run(so_args *a, int nthreads);
  * column in a->idx: 1 if folded, 0 if not, -1 raised */
 int so_fold_equal_rows(so_args *a, int nthreads);
 extern unsigned long so_folded_calls;      /* fold.c: how many calls were folded */
-/* call.c: how many calls went to the Python fallback for dtypes without a C
+/* generic.c: the updates of a, a call of a dtype without a C loop, applied to
+ * work (which holds data) by NumPy's ufunc.at in scatterops/_generic.py: 0, or
+ * -1 raised */
+int so_apply_generic(const so_args *a, PyArrayObject *work);
+/* generic.c: how many calls went to the Python fallback for dtypes without a C
  * loop (scatterops/_generic.py), since the module was loaded */
 extern unsigned long so_generic_calls;
 
@@ -289,42 +292,6 @@ PyObject *so_py_route(PyObject *self, PyObject *args);
 int so_tables_add(PyObject *m, PyObject *reductions);
 PyObject *so_py_check_call(PyObject *self, PyObject *args);
 
-/* A call in its direct form: the loop (by element, direct.c's gate; by row of
- * f elements, rows_direct.c's), the index type, the number n of index values and the
- * byte step us from one update (row) to the next. */
-typedef struct {
-    so_indexed_fn elems;
-    so_rows_fn rows;
-    int itype;
-    npy_intp n, f, us;
-} so_direct_form;
-/* rows_direct.c: 1 with *form's rows, f, n, us and itype set if the call takes the
- * direct form on rows, else 0; so_rows_direct_calls counts the calls that did */
-int so_direct_rows(const so_args *a, int nthreads, so_direct_form *form);
-extern unsigned long so_rows_direct_calls;
-/* partial_outputs.c: the threads a call of the direct form on n index values into an
- * out of size elements runs on in private partial outputs (an order-free
- * reduction: integer add, sub, mul, max, min with include_self), 1 for none;
- * so_run_partials runs form's loop so into o (step os, a work array the call
- * may drop): -1 done, the position of the first bad index, SO_CHECK_STOPPED,
- * or SO_PARTIAL_DECLINED with nothing written (the pool declined, no memory:
- * the caller runs its loop on one thread).  so_partial_calls counts the calls
- * that ran so. */
-#define SO_PARTIAL_DECLINED ((npy_intp)-3)
-int so_partial_threads(const so_args *a, npy_intp n, npy_intp size, int nthreads);
-npy_intp so_run_partials(const so_args *a, const so_direct_form *form, char *o, npy_intp os,
-                         npy_intp size, int nthreads, so_poll *poll);
-extern unsigned long so_partial_calls;
-/* direct.c: the call in its direct form (1-D or on rows (rows_direct.c), typed, one
- * thread, indices of any integer dtype read as they are) with *done = SO_DIRECT_DONE, the
- * result or NULL raised; SO_DIRECT_NOT (nothing done) when the call is not of that form;
- * SO_DIRECT_OUT_OF_RANGE (NULL, nothing raised or written) when its check found an index
- * outside under a mode other than "raise". */
-enum { SO_DIRECT_NOT, SO_DIRECT_DONE, SO_DIRECT_OUT_OF_RANGE };
-PyObject *so_call_direct(const so_args *a, int nthreads, int *done);
-/* direct.c: how many calls (and of them means, and one-pass calls) ran in the
- * direct form */
-extern unsigned long so_direct_calls, so_direct_means, so_direct_one_pass;
 /* output_cache.c: a new C-ordered copy of data (large ones in the cache's memory) */
 PyArrayObject *so_fresh_copy(PyArrayObject *data, int nthreads);
 /* indices.c: a->idx as native intp (args.c keeps native integer indices as
@@ -336,5 +303,32 @@ int so_args_index_error(const so_args *a, npy_intp pos);
 /* convert.c: the byte range of an array's elements overlaps the other's
  * (NumPy's may_share_memory) */
 int so_may_overlap(PyArrayObject *a, PyArrayObject *b);
+
+/* The so_array of a (borrowed: a outlives it), for the layers below. */
+static inline void
+so_array_of(PyArrayObject *a, so_array *s)
+{
+    s->bytes = PyArray_BYTES(a);
+    s->ndim = PyArray_NDIM(a);
+    s->dims = PyArray_DIMS(a);
+    s->strides = PyArray_STRIDES(a);
+    s->itemsize = PyArray_ITEMSIZE(a);
+    s->aligned = PyArray_ISALIGNED(a) != 0;
+    s->c_contiguous = PyArray_IS_C_CONTIGUOUS(a) != 0;
+    s->dtype = PyArray_DESCR(a);
+    s->handle = a;
+}
+
+/* host.c: the description of the checked call *a for the call layer (call/call.h) */
+void so_call_of(const so_args *a, int nthreads, so_call *c);
+/* host.c: what the call layer asks of the binding (call/call.h's so_host),
+ * with NumPy's arrays and the interpreter's lock: so_py_host_init makes one
+ * for a call on nthreads threads */
+typedef struct {
+    so_host h;
+    so_unlocked u;
+    int nthreads;
+} so_py_host;
+void so_py_host_init(so_py_host *ph, int nthreads);
 
 #endif

@@ -3,7 +3,7 @@
  * dtypes with a division loop: count the hits of each destination, add the
  * updates, and divide each hit element by count + include_self with the
  * division loops of kernels/mean.c.  (The direct form's mean, with no plan,
- * is kernels/mean_indexed.c, chosen by py/direct.c.)
+ * is kernels/mean_indexed.c, chosen by call/direct.c.)
  *
  * Three ways, tried in this order by so_mean_run: the owners of an index-value
  * split count and divide their own values (owners_mean); or the hits are
@@ -26,22 +26,22 @@
 
 /* out: any strides; counts: npy_intp of out's shape. */
 void
-so_mean_finish(PyArrayObject *out, PyArrayObject *counts, int include_self)
+so_mean_finish(const so_array *out, const so_array *counts, int include_self)
 {
-    so_mean_fn fn = so_mean_kernel(PyArray_DESCR(out));
+    so_mean_fn fn = so_mean_kernel(out->dtype);
     npy_intp shape[SO_MAXDIMS], so_[SO_MAXDIMS], sc[SO_MAXDIMS];
     npy_intp *const strides[2] = {so_, sc};
-    char *o = PyArray_BYTES(out);
-    const char *c = PyArray_BYTES(counts);
+    char *o = out->bytes;
+    const char *c = counts->bytes;
     int d, nd = 0;
     so_nditer it;
 
-    if (fn == NULL || PyArray_SIZE(out) == 0) {
+    if (fn == NULL || so_array_size(out) == 0) {
         return;
     }
-    for (d = 0; d < PyArray_NDIM(out); d++) {
-        const npy_intp s[2] = {PyArray_STRIDE(out, d), PyArray_STRIDE(counts, d)};
-        nd = so_nd_push(nd, shape, strides, 2, PyArray_DIM(out, d), s, 0);
+    for (d = 0; d < out->ndim; d++) {
+        const npy_intp s[2] = {out->strides[d], counts->strides[d]};
+        nd = so_nd_push(nd, shape, strides, 2, out->dims[d], s, 0);
     }
     if (nd == 0) {
         fn(o, 0, c, 0, 1, include_self);

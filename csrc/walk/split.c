@@ -81,7 +81,7 @@ split_dim(const so_plan *p, int nthreads, const so_walk_costs *c)
  *    one: 1.00 into 4e3, 0.71 into 1.28e5; 1e5 into 3e4: 1.4x slower).
  *    Without the vectorised compaction, only an out of SO_MIN_OWNED_BYTES or
  *    more (scalar compaction, in cache: two threads slower than one);
- *  - a 1-D call with the direct form (py/direct.c: indices checked in their own
+ *  - a 1-D call with the direct form (call/direct.c: indices checked in their own
  *    dtype, one typed loop, one thread) runs it unless a split beats it
  *    (so_direct_form_pays): into an out in L1 or L2 nothing does (the owned
  *    split, 1e6 into 3e4 and 1e5: 1.2-1.7x slower on two threads; out of

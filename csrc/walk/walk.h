@@ -33,7 +33,7 @@ struct so_walk {
     int owned;
     npy_intp own_lo, own_hi;
     /* with owned: when not NULL, every index value is checked as it is read
-     * (k == 1, no mask), a bad one sets *bad and is applied as 0 (py/call.c drops
+     * (k == 1, no mask), a bad one sets *bad and is applied as 0 (call/checked_walk.c drops
      * the fresh result then) */
     int *bad;
     /* with owned, one component, no mask: when not NULL, hits[v] counts the
@@ -96,7 +96,7 @@ int so_direct_form_backs_off(npy_intp size, npy_intp stride, npy_intp nupd);
 /* split.c: whether so_run_threaded would run this plan on several threads
  * now: a split applies, and its kind is not being backed off (if it is, this
  * call counts as one it declined).  For a caller with a one-thread form of its
- * own, faster than the walk on one thread (py/rows_direct.c). */
+ * own, faster than the walk on one thread (call/rows_direct.c). */
 int so_split_runs(const so_plan *p, const so_kernel *kn, int nthreads,
                   const so_walk_costs *c);
 /* split.c: so_split_runs for the owned split alone: whether so_run_threaded
@@ -159,6 +159,6 @@ void so_mean_finish_hits(const so_plan *p, PyArray_Descr *d, int lead, const npy
                          const so_walk_costs *c);
 /* mean_walk.c: out (any strides) /= counts + include_self where counts (npy_intp, of
  * out's shape) > 0, for the dtypes with a division loop (else does nothing). */
-void so_mean_finish(PyArrayObject *out, PyArrayObject *counts, int include_self);
+void so_mean_finish(const so_array *out, const so_array *counts, int include_self);
 
 #endif

@@ -1,0 +1,104 @@
+/*
+ * py/host.c: the binding's side of the call layer -- a checked call's so_args
+ * described as an so_call (call/call.h), and the so_host through which the
+ * call layer gets what needs NumPy or the interpreter: fresh arrays (the
+ * output cache's memory for large ones), copies, the interpreter's lock
+ * released for a long phase, the tests' index rewrite.
+ */
+#include "py/py.h"
+
+void
+so_call_of(const so_args *a, int nthreads, so_call *c)
+{
+    c->kind = a->kind;
+    c->op = a->op;
+    c->mean = a->mean;
+    c->include_self = a->include_self;
+    c->axis = a->axis;
+    c->mode = a->mode;
+    so_array_of(a->data, &c->data);
+    so_array_of(a->idx, &c->idx);
+    so_array_of(a->upd, &c->upd);
+    if (a->out != NULL) so_array_of(a->out, &c->out);
+    else c->out.handle = NULL;
+    c->nupd = a->nupd;
+    c->nidx = a->nidx;
+    c->typed = a->typed;
+    c->kn = a->kn;
+    c->nthreads = nthreads;
+}
+
+static int
+host_fresh_copy(so_host *h, const so_array *src, so_array *copy)
+{
+    PyArrayObject *r = so_fresh_copy((PyArrayObject *)src->handle, ((so_py_host *)h)->nthreads);
+    if (r == NULL) return -1;
+    so_array_of(r, copy);
+    return 0;
+}
+
+static int
+host_new_array(so_host *h, const so_array *like, int cached, so_array *a)
+{
+    PyArray_Descr *d = like->dtype;
+    PyArrayObject *r;
+    (void)h;
+    Py_INCREF(d);
+    r = cached ? so_output_cache_new_array(d, like->ndim, like->dims)
+               : (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, d, like->ndim,
+                                                       (npy_intp *)like->dims, NULL, NULL, 0,
+                                                       NULL);
+    if (r == NULL) return -1;
+    so_array_of(r, a);
+    return 0;
+}
+
+static int
+host_copy(so_host *h, const so_array *dst, const so_array *src)
+{
+    (void)h;
+    return so_copy_into((PyArrayObject *)dst->handle, (PyArrayObject *)src->handle);
+}
+
+static void
+host_release(so_host *h, so_array *a)
+{
+    PyObject *o = (PyObject *)a->handle;
+    (void)h;
+    a->handle = NULL;
+    Py_XDECREF(o);
+}
+
+static so_poll *
+host_unlock(so_host *h)
+{
+    return so_unlock(&((so_py_host *)h)->u);
+}
+
+static int
+host_relock(so_host *h)
+{
+    return so_relock(&((so_py_host *)h)->u);
+}
+
+static so_poll *
+host_poll(so_host *h)
+{
+    return so_poll_signals(&((so_py_host *)h)->u);
+}
+
+static void
+host_checked(so_host *h, const so_array *idx)
+{
+    (void)h;
+    so_test_rewrite((PyArrayObject *)idx->handle);
+}
+
+void
+so_py_host_init(so_py_host *ph, int nthreads)
+{
+    static const so_host ops = {host_fresh_copy, host_new_array, host_copy, host_release,
+                                host_unlock, host_relock, host_poll, host_checked};
+    ph->h = ops;
+    ph->nthreads = nthreads;
+}
