@@ -318,6 +318,11 @@ static inline npy_intp cnt_count(npy_intp x, npy_intp y) { (void)y; return x + 1
 #define SO_WIDE_CHUNK 2048
 int so_wide_index_type(int itype);
 void so_widen_index(int itype, char *w, const char *idx, npy_intp n);
+/* an indexed loop (kernels.h's so_indexed_fn) for index type itype, through
+ * wide, the loop of so_wide_index_type(itype); usz the bytes of an update */
+npy_intp so_indexed_widened(so_indexed_fn wide, int itype, npy_intp usz, char *o,
+                            npy_intp aos, npy_intp size, const char *idx, const char *u,
+                            npy_intp n);
 
 #define SO_ROW_ENUM(NAME, T) SO_ROW_##NAME,
 enum so_typed_row { SO_NUMERIC_TYPES(SO_ROW_ENUM) SO_NROWS };

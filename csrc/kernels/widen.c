@@ -52,3 +52,19 @@ so_widen_index(int itype, char *w, const char *idx, npy_intp n)
         default: memcpy(w, idx, (size_t)(n * so_index_size(itype))); break;
     }
 }
+
+npy_intp
+so_indexed_widened(so_indexed_fn wide, int itype, npy_intp usz, char *o, npy_intp aos,
+                   npy_intp size, const char *idx, const char *u, npy_intp n)
+{
+    npy_int64 w[SO_WIDE_CHUNK];
+    const npy_intp isz = so_index_size(itype);
+    npy_intp c, pos;
+    for (c = 0; c < n; c += SO_WIDE_CHUNK) {
+        npy_intp m = n - c < SO_WIDE_CHUNK ? n - c : SO_WIDE_CHUNK;
+        so_widen_index(itype, (char *)w, idx + c * isz, m);
+        pos = wide(o, aos, size, (const char *)w, u + c * usz, m);
+        if (pos >= 0) return c + pos;
+    }
+    return -1;
+}
