@@ -144,25 +144,6 @@ NAME##_##OP##_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,    
     return -1;                                                                        \
 }
 
-/* An index type without loops of its own (ops.h's so_wide_index_type): chunk
- * by chunk, its indices widened into a buffer, which the loop wide of the
- * wider type reads. */
-static npy_intp
-indexed_widened(so_indexed_fn wide, int itype, npy_intp usz, char *o, npy_intp aos,
-                npy_intp size, const char *idx, const char *u, npy_intp n)
-{
-    npy_int64 w[SO_WIDE_CHUNK];
-    const npy_intp isz = so_index_size(itype);
-    npy_intp c, pos;
-    for (c = 0; c < n; c += SO_WIDE_CHUNK) {
-        npy_intp m = n - c < SO_WIDE_CHUNK ? n - c : SO_WIDE_CHUNK;
-        so_widen_index(itype, (char *)w, idx + c * isz, m);
-        pos = wide(o, aos, size, (const char *)w, u + c * usz, m);
-        if (pos >= 0) return c + pos;
-    }
-    return -1;
-}
-
 /* The table by index type of one dtype and op, BY_i32 and BY_i64 its own loops:
  * the loops NAME_OP_BY (BY: by, v8_by) for the others, each reading through
  * the wider type's. */
@@ -171,8 +152,8 @@ static npy_intp                                                                 
 NAME##_##OP##_##BY##_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,      \
                           const char *u, npy_intp n)                                  \
 {                                                                                     \
-    return indexed_widened(NAME##_##OP##_##BY##_##WIDE, SO_IX_##IN,                   \
-                           (npy_intp)sizeof(T), o, aos, size, idx, u, n);             \
+    return so_indexed_widened(NAME##_##OP##_##BY##_##WIDE, SO_IX_##IN,                \
+                              (npy_intp)sizeof(T), o, aos, size, idx, u, n);          \
 }
 #define BY_TABLE(NAME, T, OP, BY)                                                     \
     WIDENED(NAME, T, OP, BY, i8, i32) WIDENED(NAME, T, OP, BY, i16, i32)              \
@@ -412,8 +393,16 @@ NAME##_##OP##_v8_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx, 
 #define V8_FOR_OWN_OPS(NAME, T)                                                       \
     V8_FOR_INDEX(NAME, T, add) V8_FOR_INDEX(NAME, T, sub) V8_FOR_INDEX(NAME, T, mul)  \
     V8_FOR_OPS(NAME, T, NAME)
-SO_OWN_LOOP_TYPES(V8_FOR_OWN_OPS)
-SO_SHARED_LOOP_TYPES(V8_FOR_OPS)
+/* Only for the dtypes of 4 and 8 bytes with an order (integers and floats):
+ * the AVX2 loops are most of this file's build time, and the index reads they
+ * save are a smaller part of a complex update or of the loops of the 1- and
+ * 2-byte integers, rare as scatter targets (docs/design.md, "Build time"). */
+V8_FOR_OWN_OPS(i32, npy_int32)
+V8_FOR_OWN_OPS(i64, npy_int64)
+V8_FOR_OWN_OPS(f32, npy_float)
+V8_FOR_OWN_OPS(f64, npy_double)
+V8_FOR_OPS(u32, npy_uint32, i32)
+V8_FOR_OPS(u64, npy_uint64, i64)
 #endif
 
 so_indexed_fn
@@ -430,8 +419,8 @@ so_indexed_kernel(PyArray_Descr *d, int op, int itype)
 #if SO_X86_VECTOR
     if (so_cpu_has(SO_CPU_AVX2)) {
         static const so_indexed_fn *const *const v8[SO_NROWS] = {
-            i8_v8_ops, i16_v8_ops, i32_v8_ops, i64_v8_ops, u8_v8_ops, u16_v8_ops,
-            u32_v8_ops, u64_v8_ops, NULL, f32_v8_ops, f64_v8_ops, c64_v8_ops, c128_v8_ops};
+            i8_ops, i16_ops, i32_v8_ops, i64_v8_ops, u8_ops, u16_ops, u32_v8_ops,
+            u64_v8_ops, NULL, f32_v8_ops, f64_v8_ops, c64_ops, c128_ops};
         return v8[row][op][itype];
     }
 #endif
