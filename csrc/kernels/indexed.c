@@ -1,14 +1,14 @@
 /*
  * kernels/indexed.c: the element loops of a 1-D scatter, specialised by index
- * dtype: for i < n, o[j] = f(o[j], u[i]) with j = idx[i] read in its own
- * integer type (base.h's SO_INDEX_TYPES: no conversion to intp first), for
- * every typed dtype but float16 and bool (kernels/ops.h) and every reduction.
+ * dtype: for i < n, o[j] = f(o[j], u[i]) with j = idx[i] read as int32 or
+ * int64 (no conversion to intp first; the other index types through one of
+ * these, kernels/widen.c), for every typed dtype but float16 and bool
+ * (kernels/ops.h) and every reduction.
  * Indices and updates contiguous and aligned; out at any stride.  Into a
  * contiguous out, a chunk whose indices repeat in long runs keeps the element
  * in a register; into a large one the element PREFETCH_AHEAD updates on is
- * prefetched; other chunks take four updates at a time (unsigned, or signed
- * on AVX2: a branch for each index, no wrap) or eight (signed indices on AVX2,
- * after 16 negative ones).  The caller may have checked every value first
+ * prefetched; other chunks take four updates at a time (on AVX2: a branch for
+ * each index, no wrap) or eight (on AVX2, after 16 negative ones).  The caller may have checked every value first
  * (plan/check_run.c); each is still wrapped and tested as it is read, so a
  * value another thread rewrote after the check never writes outside out.
  */
@@ -65,18 +65,8 @@ SO_INDEX_TYPES(LONG_RUNS)
  * the same bits.  A group with a bad index leaves to the loop of one update at
  * a time, which stops at the first bad one.  The four loads of an index go out
  * together.  Beyond L2 (the prefetching loop below) four at a time gains
- * nothing, and is not used.
- *
- * Unsigned indices have no negative one to wrap: their loop of four reads the
- * four, then tests each with one compare and a branch of its own and applies
- * it (U1_STEP); an index that fails is bad, and the loop returns there.  No
- * label inside the loop, so gcc lays it out straight (docs/design.md, "The
- * element loops": loops of four). */
-/* One update of the unsigned indices' loop of four: an index outside out is bad
- * (there is no negative one to wrap), and the loop stops there. */
-#define U1_STEP(NAME, OP, j, k)                                                       \
-    if (NPY_UNLIKELY((npy_uintp)(j) >= (npy_uintp)size)) return i + (k);              \
-    op[j] = SO_OP1(NAME, OP)(op[j], up[i + (k)]);
+ * nothing, and is not used (docs/design.md, "The element loops": loops of
+ * four). */
 
 #define INDEXED(NAME, T, OP, IN, IT, S)                                               \
 static npy_intp                                                                       \
@@ -102,17 +92,6 @@ NAME##_##OP##_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,    
                     __builtin_prefetch(                                               \
                         op + SO_IX_CLAMP_##S(ix[i + PREFETCH_AHEAD], size), 0, 1);    \
                     op[j] = SO_OP1(NAME, OP)(op[j], up[i]);                           \
-                }                                                                     \
-                if (!(S)) {                                                           \
-                    /* unsigned: no wrap; a branch for each index, straight */        \
-                    for (; i + 4 <= e; i += 4) {                                      \
-                        npy_intp j0 = (npy_intp)ix[i], j1 = (npy_intp)ix[i + 1];      \
-                        npy_intp j2 = (npy_intp)ix[i + 2], j3 = (npy_intp)ix[i + 3];  \
-                        U1_STEP(NAME, OP, j0, 0)                                      \
-                        U1_STEP(NAME, OP, j1, 1)                                      \
-                        U1_STEP(NAME, OP, j2, 2)                                      \
-                        U1_STEP(NAME, OP, j3, 3)                                      \
-                    }                                                                 \
                 }                                                                     \
                 for (; i + 4 <= e; i += 4) {                                          \
                     npy_intp j0 = SO_IX_WRAP_##S(ix[i], size);                        \
@@ -165,20 +144,31 @@ NAME##_##OP##_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,    
     return -1;                                                                        \
 }
 
-/* The loops of one dtype and op, one per index type, and their table. */
+/* The table by index type of one dtype and op, BY_i32 and BY_i64 its own loops:
+ * the loops NAME_OP_BY (BY: by, v8_by) for the others, each reading through
+ * the wider type's. */
+#define WIDENED(NAME, T, OP, BY, IN, WIDE)                                            \
+static npy_intp                                                                       \
+NAME##_##OP##_##BY##_##IN(char *o, npy_intp aos, npy_intp size, const char *idx,      \
+                          const char *u, npy_intp n)                                  \
+{                                                                                     \
+    return so_indexed_widened(NAME##_##OP##_##BY##_##WIDE, SO_IX_##IN,                \
+                              (npy_intp)sizeof(T), o, aos, size, idx, u, n);          \
+}
+#define BY_TABLE(NAME, T, OP, BY)                                                     \
+    WIDENED(NAME, T, OP, BY, i8, i32) WIDENED(NAME, T, OP, BY, i16, i32)              \
+    WIDENED(NAME, T, OP, BY, u8, i32) WIDENED(NAME, T, OP, BY, u16, i32)              \
+    WIDENED(NAME, T, OP, BY, u32, i64) WIDENED(NAME, T, OP, BY, u64, i64)             \
+    static const so_indexed_fn NAME##_##OP##_##BY[SO_IX_NTYPES] = {                   \
+        NAME##_##OP##_##BY##_i8, NAME##_##OP##_##BY##_i16, NAME##_##OP##_##BY##_i32,  \
+        NAME##_##OP##_##BY##_i64, NAME##_##OP##_##BY##_u8, NAME##_##OP##_##BY##_u16,  \
+        NAME##_##OP##_##BY##_u32, NAME##_##OP##_##BY##_u64};
+
+/* The loops of one dtype and op, int32 and int64 indices, and their table. */
 #define FOR_INDEX(NAME, T, OP)                                                        \
-    INDEXED(NAME, T, OP, i8, npy_int8, 1)                                             \
-    INDEXED(NAME, T, OP, i16, npy_int16, 1)                                           \
     INDEXED(NAME, T, OP, i32, npy_int32, 1)                                           \
     INDEXED(NAME, T, OP, i64, npy_int64, 1)                                           \
-    INDEXED(NAME, T, OP, u8, npy_uint8, 0)                                            \
-    INDEXED(NAME, T, OP, u16, npy_uint16, 0)                                          \
-    INDEXED(NAME, T, OP, u32, npy_uint32, 0)                                          \
-    INDEXED(NAME, T, OP, u64, npy_uint64, 0)                                          \
-    static const so_indexed_fn NAME##_##OP##_by[SO_IX_NTYPES] = {                     \
-        NAME##_##OP##_by_i8, NAME##_##OP##_by_i16, NAME##_##OP##_by_i32,              \
-        NAME##_##OP##_by_i64, NAME##_##OP##_by_u8, NAME##_##OP##_by_u16,              \
-        NAME##_##OP##_by_u32, NAME##_##OP##_by_u64};
+    BY_TABLE(NAME, T, OP, by)
 
 /* A dtype's table by op of its tables by index type NAME_OP_BY (BY: by, v8_by):
  * add, sub and mul those of ARITH, NAME itself or the signed integer an unsigned
@@ -206,19 +196,17 @@ SO_SHARED_LOOP_TYPES(FOR_OPS)
  * bad one.  Into an out beyond L2 the indices PREFETCH_AHEAD updates on are
  * read as vectors too, clamped, and their elements prefetched.  Two loads for
  * eight indices instead of eight leave the load ports to out and the updates.
- * Not for uint64 indices, whose loop of four has no wrap to save.  Chunks with
- * long runs take the loop above (docs/design.md, "The element loops": loops of
- * eight). */
+ * Chunks with long runs take the loop above (docs/design.md, "The element
+ * loops": loops of eight). */
 #if SO_X86_VECTOR
-/* With int32, int16 or int8 indices (int32 only beyond L2, or after many
- * negative indices: V1_NEG_LIMIT below) the eight are one vector (int16 and
- * int8 sign-extended to 32 bits as they are loaded), wrapped and tested in
- * 32-bit lanes, then widened to two vectors of int64 for V8_APPLY4: one load
+/* With int32 indices (only beyond L2, or after many negative indices:
+ * V1_NEG_LIMIT below) the eight are one vector, wrapped and tested in 32-bit
+ * lanes, then widened to two vectors of int64 for V8_APPLY4: one load
  * for eight indices.  The 32-bit wrap needs size below 2^31; a larger out
  * takes the loop of four (docs/design.md, "The element loops": loops of
  * eight).
  *
- * Per lane width W (64: int64 indices, 32: the narrower ones): V8_CONSTS_W the
+ * Per lane width W (64: int64 indices, 32: int32): V8_CONSTS_W the
  * loop's constants; V8_FITS_W(size) whether its wrap holds for size;
  * V8_TAKE_W(IN, p, v, w, ok) the eight indices at p, wrapped, in v and w (int64
  * lanes), ok whether all eight are in [0, size); V8_AHEAD_W(IN, p, v, w) the
@@ -236,8 +224,6 @@ SO_SHARED_LOOP_TYPES(FOR_OPS)
 
 #define V8_LOAD_i64(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #define V8_LOAD_i32(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
-#define V8_LOAD_i16(p) _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p)))
-#define V8_LOAD_i8(p) _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p)))
 
 /* a negative index from the end; all ones in the lanes in [0, size), compared
  * as unsigned */
@@ -304,8 +290,7 @@ SO_SHARED_LOOP_TYPES(FOR_OPS)
  * on.  The wrap is what costs; four tests folded into one branch are slower
  * (gcc makes an unsigned max of the four, a chain).  Each negative index
  * costs a mispredicted branch here, so after V1_NEG_LIMIT of them in a call
- * the rest of it takes the loop of eight, which wraps in its vectors.  int16
- * and int8 indices keep the loop of eight.  The four indices are read before
+ * the rest of it takes the loop of eight, which wraps in its vectors.  The four indices are read before
  * the first is tested.  The loop of four is a loop of its own inside the one
  * that counts the negative indices, entered only from the top: with one loop
  * for both, gcc places two of the four updates out of line (docs/design.md,
@@ -395,17 +380,12 @@ NAME##_##OP##_v8_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx, 
     return -1;                                                                        \
 }
 
-/* The loops of one dtype and op on AVX2, one per index type (unsigned ones keep
- * their loop of four, above), and their table. */
+/* The loops of one dtype and op on AVX2, int32 and int64 indices, and their
+ * table. */
 #define V8_FOR_INDEX(NAME, T, OP)                                                     \
     INDEXED_V8(NAME, T, OP, i64, npy_int64, 64)                                       \
     INDEXED_V8(NAME, T, OP, i32, npy_int32, 32)                                       \
-    INDEXED_V8(NAME, T, OP, i16, npy_int16, 32)                                       \
-    INDEXED_V8(NAME, T, OP, i8, npy_int8, 32)                                         \
-    static const so_indexed_fn NAME##_##OP##_v8_by[SO_IX_NTYPES] = {                  \
-        NAME##_##OP##_v8_by_i8, NAME##_##OP##_v8_by_i16, NAME##_##OP##_v8_by_i32,     \
-        NAME##_##OP##_v8_by_i64, NAME##_##OP##_by_u8, NAME##_##OP##_by_u16,           \
-        NAME##_##OP##_by_u32, NAME##_##OP##_by_u64};
+    BY_TABLE(NAME, T, OP, v8_by)
 
 #define V8_FOR_OPS(NAME, T, ARITH)                                                    \
     V8_FOR_INDEX(NAME, T, max) V8_FOR_INDEX(NAME, T, min)                             \
@@ -413,8 +393,16 @@ NAME##_##OP##_v8_by_##IN(char *o, npy_intp aos, npy_intp size, const char *idx, 
 #define V8_FOR_OWN_OPS(NAME, T)                                                       \
     V8_FOR_INDEX(NAME, T, add) V8_FOR_INDEX(NAME, T, sub) V8_FOR_INDEX(NAME, T, mul)  \
     V8_FOR_OPS(NAME, T, NAME)
-SO_OWN_LOOP_TYPES(V8_FOR_OWN_OPS)
-SO_SHARED_LOOP_TYPES(V8_FOR_OPS)
+/* Only for the dtypes of 4 and 8 bytes with an order (integers and floats):
+ * the AVX2 loops are most of this file's build time, and the index reads they
+ * save are a smaller part of a complex update or of the loops of the 1- and
+ * 2-byte integers, rare as scatter targets (docs/design.md, "Build time"). */
+V8_FOR_OWN_OPS(i32, npy_int32)
+V8_FOR_OWN_OPS(i64, npy_int64)
+V8_FOR_OWN_OPS(f32, npy_float)
+V8_FOR_OWN_OPS(f64, npy_double)
+V8_FOR_OPS(u32, npy_uint32, i32)
+V8_FOR_OPS(u64, npy_uint64, i64)
 #endif
 
 so_indexed_fn
@@ -431,8 +419,8 @@ so_indexed_kernel(PyArray_Descr *d, int op, int itype)
 #if SO_X86_VECTOR
     if (so_cpu_has(SO_CPU_AVX2)) {
         static const so_indexed_fn *const *const v8[SO_NROWS] = {
-            i8_v8_ops, i16_v8_ops, i32_v8_ops, i64_v8_ops, u8_v8_ops, u16_v8_ops,
-            u32_v8_ops, u64_v8_ops, NULL, f32_v8_ops, f64_v8_ops, c64_v8_ops, c128_v8_ops};
+            i8_ops, i16_ops, i32_v8_ops, i64_v8_ops, u8_ops, u16_ops, u32_v8_ops,
+            u64_v8_ops, NULL, f32_v8_ops, f64_v8_ops, c64_ops, c128_ops};
         return v8[row][op][itype];
     }
 #endif

@@ -6,8 +6,9 @@
  * benchmarks/cmodel/runs_model.c, 1e6 random float32 updates into 1e5, 6.7
  * -> 1.7 ns an update), then one pass writing each counted element of out
  * divided (kernels/mean_div.h).  The same additions in the same order as the
- * general walk, the same division: the same bits.  Indices read in their own
- * integer type, wrapped and tested as in kernels/indexed.c: a loop stops at
+ * general walk, the same division: the same bits.  Indices read as int32 or
+ * int64 (the other index types through one of these, kernels/widen.c),
+ * wrapped and tested as in kernels/indexed.c: a loop stops at
  * the first index outside and returns its position, with only the scratch
  * pairs written.
  */
@@ -35,15 +36,22 @@ NAME##_mean##SFX##_by_##IN(char *w, npy_intp unused, npy_intp size, const char *
     return -1;                                                                        \
 }
 
+/* the loop of index type IN through that of WIDE (ops.h's so_indexed_widened) */
+#define MEAN_WIDENED(NAME, T, IN, WIDE, SFX)                                          \
+static npy_intp                                                                       \
+NAME##_mean##SFX##_by_##IN(char *w, npy_intp unused, npy_intp size, const char *idx,  \
+                           const char *u, npy_intp n)                                 \
+{                                                                                     \
+    return so_indexed_widened(NAME##_mean##SFX##_by_##WIDE, SO_IX_##IN,               \
+                              (npy_intp)sizeof(T), w, unused, size, idx, u, n);       \
+}
+
 #define MEAN_BY_INDEX(NAME, T, SELF, SFX)                                             \
-    MEAN_ADD(NAME, T, i8, npy_int8, 1, SELF, SFX)                                     \
-    MEAN_ADD(NAME, T, i16, npy_int16, 1, SELF, SFX)                                   \
     MEAN_ADD(NAME, T, i32, npy_int32, 1, SELF, SFX)                                   \
     MEAN_ADD(NAME, T, i64, npy_int64, 1, SELF, SFX)                                   \
-    MEAN_ADD(NAME, T, u8, npy_uint8, 0, SELF, SFX)                                    \
-    MEAN_ADD(NAME, T, u16, npy_uint16, 0, SELF, SFX)                                  \
-    MEAN_ADD(NAME, T, u32, npy_uint32, 0, SELF, SFX)                                  \
-    MEAN_ADD(NAME, T, u64, npy_uint64, 0, SELF, SFX)                                  \
+    MEAN_WIDENED(NAME, T, i8, i32, SFX) MEAN_WIDENED(NAME, T, i16, i32, SFX)          \
+    MEAN_WIDENED(NAME, T, u8, i32, SFX) MEAN_WIDENED(NAME, T, u16, i32, SFX)          \
+    MEAN_WIDENED(NAME, T, u32, i64, SFX) MEAN_WIDENED(NAME, T, u64, i64, SFX)         \
     static const so_indexed_fn NAME##_mean##SFX##_by[SO_IX_NTYPES] = {               \
         NAME##_mean##SFX##_by_i8, NAME##_mean##SFX##_by_i16,                          \
         NAME##_mean##SFX##_by_i32, NAME##_mean##SFX##_by_i64,                         \

@@ -309,6 +309,21 @@ static inline npy_intp cnt_count(npy_intp x, npy_intp y) { (void)y; return x + 1
 #define SO_IX_WRAP_0(v, size) ((npy_intp)(v))
 #define SO_IX_OUTSIDE(j, size) ((npy_uintp)(j) >= (npy_uintp)(size))
 
+/* widen.c: the loops of indexed.c and rows.c read int32 and int64 indices as
+ * they are; the other index types go through a wider one of these two,
+ * so_wide_index_type(itype), a chunk of at most SO_WIDE_CHUNK indices at a
+ * time copied by so_widen_index into a buffer (int64-aligned, 8 bytes an
+ * index) that the wider type's loop reads.  A uint64 index above int64's range
+ * becomes int64's maximum: outside out, as it was. */
+#define SO_WIDE_CHUNK 2048
+int so_wide_index_type(int itype);
+void so_widen_index(int itype, char *w, const char *idx, npy_intp n);
+/* an indexed loop (kernels.h's so_indexed_fn) for index type itype, through
+ * wide, the loop of so_wide_index_type(itype); usz the bytes of an update */
+npy_intp so_indexed_widened(so_indexed_fn wide, int itype, npy_intp usz, char *o,
+                            npy_intp aos, npy_intp size, const char *idx, const char *u,
+                            npy_intp n);
+
 #define SO_ROW_ENUM(NAME, T) SO_ROW_##NAME,
 enum so_typed_row { SO_NUMERIC_TYPES(SO_ROW_ENUM) SO_NROWS };
 #undef SO_ROW_ENUM

@@ -138,8 +138,13 @@ NAME##_##OP##_list(char *o, const char *u, const npy_intp *oo, const npy_intp *u
 #define DEFINE_ALL(NAME, T)                                                           \
     DEFINE_ONE(NAME, T, add) DEFINE_ONE(NAME, T, sub)                                 \
     DEFINE_ONE(NAME, T, mul) DEFINE_ONE(NAME, T, max) DEFINE_ONE(NAME, T, min)
+/* an unsigned integer: max and min; add, sub and mul are the signed one's
+ * (ops.h's SO_SHARED_LOOP_TYPES) */
+#define DEFINE_MAXMIN(NAME, T, SNAME) DEFINE_ONE(NAME, T, max) DEFINE_ONE(NAME, T, min)
 
-SO_NUMERIC_TYPES(DEFINE_ALL)
+SO_OWN_LOOP_TYPES(DEFINE_ALL)
+DEFINE_ALL(f16, npy_half)
+SO_SHARED_LOOP_TYPES(DEFINE_MAXMIN)
 #ifdef SO_HAVE_F16C
 DEFINE_KERNELS_ATTR(f16c, npy_half, add, SO_F16C)
 DEFINE_KERNELS_ATTR(f16c, npy_half, sub, SO_F16C)
@@ -161,17 +166,23 @@ typedef struct {
     so_first_fn first[SO_NOPS];
 } so_row;
 
-#define ROW(NAME, T)                                                                  \
+/* the row of dtype NAME, its add, sub and mul those of ARITH (NAME itself, or
+ * the signed integer an unsigned one shares them with) */
+#define ROW_OF(NAME, ARITH)                                                           \
     static const so_row row_##NAME = {                                                \
-        {NULL, NAME##_add_block, NAME##_sub_block, NAME##_mul_block,                  \
+        {NULL, ARITH##_add_block, ARITH##_sub_block, ARITH##_mul_block,               \
          NAME##_max_block, NAME##_min_block, NULL},                                   \
-        {NULL, NAME##_add_elem, NAME##_sub_elem, NAME##_mul_elem,                     \
+        {NULL, ARITH##_add_elem, ARITH##_sub_elem, ARITH##_mul_elem,                  \
          NAME##_max_elem, NAME##_min_elem, NULL},                                     \
-        {NULL, NAME##_add_list, NAME##_sub_list, NAME##_mul_list,                     \
+        {NULL, ARITH##_add_list, ARITH##_sub_list, ARITH##_mul_list,                  \
          NAME##_max_list, NAME##_min_list, NULL},                                     \
-        {NULL, NAME##_add_first, NAME##_sub_first, NAME##_mul_first,                  \
+        {NULL, ARITH##_add_first, ARITH##_sub_first, ARITH##_mul_first,               \
          NAME##_max_first, NAME##_min_first, NULL}};
-SO_NUMERIC_TYPES(ROW)
+#define ROW(NAME, T) ROW_OF(NAME, NAME)
+#define SHARED_ROW(NAME, T, SNAME) ROW_OF(NAME, SNAME)
+SO_OWN_LOOP_TYPES(ROW)
+ROW(f16, npy_half)
+SO_SHARED_LOOP_TYPES(SHARED_ROW)
 #ifdef SO_HAVE_F16C
 ROW(f16c, npy_half)
 #endif

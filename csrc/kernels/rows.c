@@ -1,7 +1,8 @@
 /*
  * kernels/rows.c: the row loops of a scatter along axis 0 into rows of f
  * contiguous elements, for the direct form of a call on rows: for i < n, with
- * j = idx[i] read in its own integer type (base.h's SO_INDEX_TYPES), row j of
+ * j = idx[i] read as int32 or int64 (the other index types through one of
+ * these, kernels/widen.c), row j of
  * out takes f(row j, row i of the updates) element by element -- every typed
  * reduction of indexed.c's dtypes, and the assignment of reduction "none" by
  * item size.  Rows are applied in C order, the elements of a row in order: the
@@ -153,16 +154,48 @@ NAME##_##OP##_rows_by_##IN(char *restrict o, npy_intp ros, npy_intp size,       
     }                                                                                 \
 }
 
+/* An index type without loops of its own (ops.h's so_wide_index_type): chunk
+ * by chunk, its indices widened into a buffer, which the loop wide of the
+ * wider type reads. */
+static npy_intp
+rows_widened(so_rows_fn wide, int itype, char *o, npy_intp ros, npy_intp size,
+             const char *idx, const char *u, npy_intp us, npy_intp n, npy_intp f)
+{
+    npy_int64 w[SO_WIDE_CHUNK];
+    const npy_intp isz = so_index_size(itype);
+    npy_intp c, pos;
+    for (c = 0; c < n; c += SO_WIDE_CHUNK) {
+        npy_intp m = n - c < SO_WIDE_CHUNK ? n - c : SO_WIDE_CHUNK;
+        so_widen_index(itype, (char *)w, idx + c * isz, m);
+        pos = wide(o, ros, size, (const char *)w, u + c * us, us, m, f);
+        if (pos >= 0) return c + pos;
+    }
+    return -1;
+}
+
+/* the loop NAME_OP_ROWS_by_IN (ROWS: rows, rows_avx2) of an index type without
+ * loops of its own, through that of WIDE */
+#define ROWS_WIDENED(NAME, OP, ROWS, IN, WIDE)                                        \
+static npy_intp                                                                       \
+NAME##_##OP##_##ROWS##_by_##IN(char *o, npy_intp ros, npy_intp size, const char *idx, \
+                               const char *u, npy_intp us, npy_intp n, npy_intp f)    \
+{                                                                                     \
+    return rows_widened(NAME##_##OP##_##ROWS##_by_##WIDE, SO_IX_##IN, o, ros, size,   \
+                        idx, u, us, n, f);                                            \
+}
+#define ROWS_WIDENED_ALL(NAME, OP, ROWS)                                              \
+    ROWS_WIDENED(NAME, OP, ROWS, i8, i32) ROWS_WIDENED(NAME, OP, ROWS, i16, i32)      \
+    ROWS_WIDENED(NAME, OP, ROWS, u8, i32) ROWS_WIDENED(NAME, OP, ROWS, u16, i32)      \
+    ROWS_WIDENED(NAME, OP, ROWS, u32, i64) ROWS_WIDENED(NAME, OP, ROWS, u64, i64)
+
 /* the loops of one dtype and operation, one per index type, and their row of a table */
 #define ROW_TABLE_ENTRY(NAME, OP) NAME##_##OP##_rows_by_i8, NAME##_##OP##_rows_by_i16,  \
     NAME##_##OP##_rows_by_i32, NAME##_##OP##_rows_by_i64, NAME##_##OP##_rows_by_u8,   \
     NAME##_##OP##_rows_by_u16, NAME##_##OP##_rows_by_u32, NAME##_##OP##_rows_by_u64
 
 #define ROWS_OF(NAME, T, OP)                                                          \
-    ROWS(NAME, T, OP, i8, npy_int8, 1) ROWS(NAME, T, OP, i16, npy_int16, 1)           \
     ROWS(NAME, T, OP, i32, npy_int32, 1) ROWS(NAME, T, OP, i64, npy_int64, 1)         \
-    ROWS(NAME, T, OP, u8, npy_uint8, 0) ROWS(NAME, T, OP, u16, npy_uint16, 0)         \
-    ROWS(NAME, T, OP, u32, npy_uint32, 0) ROWS(NAME, T, OP, u64, npy_uint64, 0)
+    ROWS_WIDENED_ALL(NAME, OP, rows)
 
 /* a dtype's typed reductions: their loops and table, by op and index type */
 #define REDUCE_ROWS(NAME, T)                                                          \
@@ -227,10 +260,8 @@ NAME##_##OP##_rows_avx2_by_##IN(char *restrict o, npy_intp ros, npy_intp size,  
 }
 
 #define VEC_ROWS_OF(NAME, T, OP)                                                      \
-    VEC_ROWS(NAME, T, OP, i8, npy_int8, 1) VEC_ROWS(NAME, T, OP, i16, npy_int16, 1)   \
     VEC_ROWS(NAME, T, OP, i32, npy_int32, 1) VEC_ROWS(NAME, T, OP, i64, npy_int64, 1) \
-    VEC_ROWS(NAME, T, OP, u8, npy_uint8, 0) VEC_ROWS(NAME, T, OP, u16, npy_uint16, 0) \
-    VEC_ROWS(NAME, T, OP, u32, npy_uint32, 0) VEC_ROWS(NAME, T, OP, u64, npy_uint64, 0)
+    ROWS_WIDENED_ALL(NAME, OP, rows_avx2)
 
 #define VEC_REDUCE_ROWS(NAME, T)                                                      \
     typedef T NAME##_v8 __attribute__((vector_size(8 * sizeof(T))));                  \

@@ -1,0 +1,70 @@
+/*
+ * kernels/widen.c: the index dtypes that have no loops of their own in
+ * indexed.c and rows.c (int8, int16, uint8, uint16, uint32, uint64) are read
+ * through a wider one: a chunk of them is copied into a buffer of int32 (int8,
+ * int16, uint8, uint16: every value fits) or int64 (uint32; uint64, whose
+ * values above int64's range become int64's maximum, outside any out, as
+ * they were), and the loop of that type runs on the buffer.  The loops are
+ * specialised by dtype, reduction and index dtype; two index dtypes instead of
+ * eight keep the build short, and the copy, a loop the compiler vectorises
+ * over a chunk in L1, is a small part of the updates it feeds.
+ */
+#include "kernels/ops.h"
+
+#define WIDEN(NAME, IT, WT, VALUE)                                                    \
+static void                                                                           \
+widen_##NAME(char *w, const char *idx, npy_intp n)                                    \
+{                                                                                     \
+    const IT *restrict ix = (const IT *)(const void *)idx;                            \
+    WT *restrict out = (WT *)(void *)w;                                               \
+    npy_intp k;                                                                       \
+    for (k = 0; k < n; k++) out[k] = VALUE(ix[k]);                                    \
+}
+#define AS_IS(v) (v)
+#define CLAMP_U64(v) ((v) > (npy_uint64)NPY_MAX_INT64 ? NPY_MAX_INT64 : (npy_int64)(v))
+WIDEN(i8, npy_int8, npy_int32, AS_IS)
+WIDEN(i16, npy_int16, npy_int32, AS_IS)
+WIDEN(u8, npy_uint8, npy_int32, AS_IS)
+WIDEN(u16, npy_uint16, npy_int32, AS_IS)
+WIDEN(u32, npy_uint32, npy_int64, AS_IS)
+WIDEN(u64, npy_uint64, npy_int64, CLAMP_U64)
+
+int
+so_wide_index_type(int itype)
+{
+    switch (itype) {
+        case SO_IX_i8: case SO_IX_i16: case SO_IX_u8: case SO_IX_u16: return SO_IX_i32;
+        case SO_IX_u32: case SO_IX_u64: return SO_IX_i64;
+    }
+    return itype;
+}
+
+void
+so_widen_index(int itype, char *w, const char *idx, npy_intp n)
+{
+    switch (itype) {
+        case SO_IX_i8: widen_i8(w, idx, n); break;
+        case SO_IX_i16: widen_i16(w, idx, n); break;
+        case SO_IX_u8: widen_u8(w, idx, n); break;
+        case SO_IX_u16: widen_u16(w, idx, n); break;
+        case SO_IX_u32: widen_u32(w, idx, n); break;
+        case SO_IX_u64: widen_u64(w, idx, n); break;
+        default: memcpy(w, idx, (size_t)(n * so_index_size(itype))); break;
+    }
+}
+
+npy_intp
+so_indexed_widened(so_indexed_fn wide, int itype, npy_intp usz, char *o, npy_intp aos,
+                   npy_intp size, const char *idx, const char *u, npy_intp n)
+{
+    npy_int64 w[SO_WIDE_CHUNK];
+    const npy_intp isz = so_index_size(itype);
+    npy_intp c, pos;
+    for (c = 0; c < n; c += SO_WIDE_CHUNK) {
+        npy_intp m = n - c < SO_WIDE_CHUNK ? n - c : SO_WIDE_CHUNK;
+        so_widen_index(itype, (char *)w, idx + c * isz, m);
+        pos = wide(o, aos, size, (const char *)w, u + c * usz, m);
+        if (pos >= 0) return c + pos;
+    }
+    return -1;
+}
