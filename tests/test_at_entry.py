@@ -143,9 +143,10 @@ def test_fortran_order_a_runs_in_c():
 
 
 @pytest.mark.parametrize("dtype, b", [
-    (np.float32, 1.0),                 # ufunc.at computes in float64 and rounds per update
-    (np.float16, 0.1),
-    (np.float32, np.float64(1.0)),
+    (np.float32, np.array(1.0)),       # ufunc.at computes in float64 and rounds per update
+    (np.float16, np.array([0.1])),     # (a float64 scalar runs in C: tests/test_at_wide.py)
+    (np.float32, np.float16(1.0)),     # float32 with float16: float32, rounded once
+    (np.float16, np.float32(0.1)),
     (np.int8, 300),                    # int64, cast back
     (np.uint64, 1),                    # uint64 with int64: float64
     (np.int16, np.int32(3)),

@@ -55,6 +55,9 @@ void so_assign_kernel(so_kernel *kn, npy_intp itemsize, int is_object);
 /* reduce.c: the typed kernel for (dtype, op), or 0 if there is none (the typed
  * dtypes of ops.h's table, bool, and ml_dtypes' bfloat16). */
 int so_reduce_kernel(so_kernel *kn, PyArray_Descr *descr, int op);
+/* reduce.c: descr is ml_dtypes' bfloat16 (registered at run time: known by its
+ * scalar type) */
+int so_is_bfloat16(PyArray_Descr *descr);
 
 /* indexed.c: indexed(o, aos, size, idx, u, n): for i < n, with j = idx[i] read
  * in index type itype (base.h; a negative one counts from the end),
