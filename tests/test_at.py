@@ -338,7 +338,7 @@ def _runs(monkeypatch):
     ((3, 4), (1, np.array([0, 4])), 1.0),                               # an int among arrays
     ((3, 4), (Ellipsis, np.array([0, -5])), 1.0),
     ((3, 4), (np.array([0, 3]), slice(None), None), np.ones((2, 4, 1))),
-    ((100, 100), (np.arange(5000) % 100, np.r_[np.arange(4999) % 100, 100]), 1.0),   # at_apply
+    ((100, 100), (np.arange(5000) % 100, np.r_[np.arange(4999) % 100, 100]), np.ones(5000)),
 ], ids=["uint64", "int and array", "ellipsis", "array, slice, None", "large element tuples"])
 def test_an_index_error_is_final(monkeypatch, shape, index, b):
     """the C core's IndexError is raised, with nothing written, and the call is not run

@@ -89,8 +89,11 @@ def test_large_calls_write_b_out_or_not_alike():
 def test_large_element_tuples_go_to_python():
     rng = np.random.default_rng(6)
     a = rng.random((100, 100))
-    _check(np.add, a, (rng.integers(0, 100, 4096), rng.integers(0, 100, 4096)), 1.0)
-    _check(np.add, a, (rng.integers(0, 100, 4097), rng.integers(0, 100, 4097)), 1.0, in_c=False)
+    _check(np.add, a, (rng.integers(0, 100, 4096), rng.integers(0, 100, 4096)), np.ones(4096))
+    _check(np.add, a, (rng.integers(0, 100, 4097), rng.integers(0, 100, 4097)), np.ones(4097),
+           in_c=False)
+    # one float64 b: the scalar loop, at any size (tests/test_at_wide.py)
+    _check(np.add, a, (rng.integers(0, 100, 4097), rng.integers(0, 100, 4097)), 1.0)
 
 
 @pytest.mark.parametrize("form", range(9))

@@ -1,9 +1,9 @@
 /*
- * kernels/at_wide.h: ufunc.at's loops for an element narrower than float64
- * (float32, float16, ml_dtypes' bfloat16) and one float64 operand b, the
- * same for every update: what NumPy's ufunc.at does when b is a Python float
- * (numpy.asarray makes it a float64 array, and the ufunc's loop is then the
- * float64 one): the element widened exactly, the float64 operation, the
+ * kernels/at_wide.h: ufunc.at's loops for a float element (float64, or the
+ * narrower float32, float16 and ml_dtypes' bfloat16) and one float64 operand
+ * b, the same for every update: what NumPy's ufunc.at does when b is a Python
+ * float (numpy.asarray makes it a float64 array, and the ufunc's loop is then
+ * the float64 one): the element widened exactly, the float64 operation, the
  * result rounded once back to the element's dtype.
  */
 #ifndef SO_KERNELS_AT_WIDE_H

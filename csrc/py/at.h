@@ -1,7 +1,7 @@
 /*
  * py/at.h: what the files of _core.at share (py/at_entry.c decides and runs
  * a call, py/at_index.c reads and checks its index, py/at_scalar_b.c runs a
- * float64 scalar b on a narrower float a): the index forms read in C.
+ * float64 scalar b on a float a): the index forms read in C.
  */
 #ifndef SO_PY_AT_H
 #define SO_PY_AT_H

@@ -10,9 +10,10 @@
  *     a[indices]'s shape as NumPy broadcasts it: the call runs in place through
  *     the public functions' own path (so_args_parse, so_call_run, out = a);
  *   - or one float64 value (a Python float, a numpy.float64, a Python int on a
- *     float16 or float32 a) on a float32, float16 or bfloat16 a, which ufunc.at
- *     computes in float64 and rounds once per update: kernels/at_wide.c's
- *     loop (py/at_scalar_b.c).
+ *     float a) on a float64, float32, float16 or bfloat16 a, which ufunc.at
+ *     computes in float64, rounding once per update into a narrower a:
+ *     kernels/at_wide.c's loop (py/at_scalar_b.c), which also spares the
+ *     scalar's copy to a[indices]'s shape.
  * Every other call (and large element tuples: AT_SMALL) returns
  * NotImplemented, decided before anything is written, and scatterops/_at.py
  * reads it.  An index out of range raises NumPy's IndexError, with its text,
@@ -294,11 +295,13 @@ so_py_at(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (entry < 0) return NULL;
     so_reduction_info(entry, &canonical, &op, &mean);
     layout = plain_typed((PyObject *)a, op);
-    ok = layout ? b_in_a_dtype(b, a, &bnd) : 0;
-    if (ok == 0 && layout) {
-        /* not a's dtype: a float64 scalar on a narrower float a */
-        wide = so_wide_kernel(PyArray_DESCR(a), op);
-        if (wide != NULL) ok = b_as_float64(b, a, &bv);
+    /* one float64 value on a float a: the scalar loop, which computes as NumPy's
+     * float64 loop does (rounding once per update into a narrower a) */
+    wide = layout ? so_wide_kernel(PyArray_DESCR(a), op) : NULL;
+    ok = wide != NULL ? b_as_float64(b, a, &bv) : 0;
+    if (ok == 0) {
+        wide = NULL;
+        ok = layout ? b_in_a_dtype(b, a, &bnd) : 0;
     }
     /* the kernels raise no floating-point error: an error mode that acts is NumPy's */
     if (ok > 0 && strchr("biu", PyArray_DESCR(a)->kind) == NULL) ok = fp_modes_quiet();

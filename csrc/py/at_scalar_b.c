@@ -1,12 +1,12 @@
 /*
- * py/at_scalar_b.c: _core.at's call with b one float64 value on a float32,
- * float16 or bfloat16 a (py/at_entry.c decides it): every index value checked
- * first (NumPy's IndexError, nothing written), then kernels/at_wide.c's loop
- * run over the indexed positions, without the GIL and stoppable.  Along an
- * axis, each position covers the elements of the other axes (their byte
- * offsets made once); element tuples are their flat offsets.  Every update has
- * the same b, so an element's result depends only on how many updates reach
- * it, not on their order.
+ * py/at_scalar_b.c: _core.at's call with b one float64 value on a float64,
+ * float32, float16 or bfloat16 a (py/at_entry.c decides it): every index value
+ * checked first (NumPy's IndexError, nothing written), then kernels/at_wide.c's
+ * loop run over the indexed positions (without the GIL and stoppable when
+ * large).  Along an axis, each position covers the elements of the other axes
+ * (their byte offsets made once); element tuples are their flat offsets.
+ * Every update has the same b, so an element's result depends only on how
+ * many updates reach it, not on their order.
  */
 #include "py/at.h"
 
