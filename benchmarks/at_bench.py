@@ -9,9 +9,9 @@ same bytes (on copies).  Nothing is asserted.
 
 ``--small``: the small calls instead, on one thread -- each form at 2, 64 and 1000
 updates, a float64 ``a`` of 1000 elements (100 x 100 for the tuple, 8 x 1000 for
-``a[:, idx]``), the same call on the same array in place each run; the targets are
-0.8x NumPy at 2 updates, 1x at 64 and 2x at 1000 (1x for a list index, which both
-convert).
+``a[:, idx]``; float32 where a Python float b makes NumPy compute in float64),
+the same call on the same array in place each run; the targets are 0.8x NumPy at 2
+updates, 1x at 64 and 2x at 1000 (1x for a list index, which both convert).
 """
 from __future__ import annotations
 
@@ -72,11 +72,13 @@ def _small(form: str, n: int):
         return np.add, np.zeros(1000), idx, 1.5
     if form == "typed scalar b":
         return np.add, np.zeros(1000), idx, np.float64(1.5)
+    if form == "Python float b, float32 a":
+        return np.add, np.zeros(1000, np.float32), idx, 0.1
     return np.maximum, rng.random(1000), idx, rng.random(n)      # "np.maximum"
 
 
 SMALL_FORMS = ["1-D int array", "list index", "2-D tuple (rows, cols)", "slice + array a[:, idx]",
-               "Python scalar b", "typed scalar b", "np.maximum"]
+               "Python scalar b", "typed scalar b", "Python float b, float32 a", "np.maximum"]
 SMALL_SIZES = (2, 64, 1000)
 
 

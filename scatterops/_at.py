@@ -38,12 +38,15 @@ Whatever is not certain to be bit-identical runs NumPy's own ``ufunc.at``: other
 ufuncs, dtypes without a C loop, a loop dtype other than ``a``'s (the ufunc would
 compute in the wider type and cast back), subclasses that override ufuncs, index
 forms not listed above, an ``a`` whose elements share memory, and floating-point
-error modes that raise or call.  Where NumPy 2.4's ufunc.at reads past a 1-d b (an
-N-d index array broadcasting it into a 1-d a), b is broadcast to a[indices]'s shape
-before NumPy gets the call (_b_for_numpy), so the result is the one every other
-spelling of the index gives.  An out-of-range index found by the C core (which
-has written nothing) is handed to NumPy too, which raises its own IndexError
-before its first write.
+error modes that raise or call; so does a call whose b does not broadcast to
+a[indices] (NumPy raises its own error).  Each of these is decided before
+anything runs: a call is run once, by one of the two.  Where NumPy 2.4's ufunc.at
+reads past a 1-d b (an N-d index array broadcasting it into a 1-d a), b is
+broadcast to a[indices]'s shape before NumPy gets the call (_b_for_numpy), so the
+result is the one every other spelling of the index gives.  An index array is
+read as NumPy's indexing reads it, as intp (a uint64 value past intp's range
+wraps: _as_index); the C core checks every value before its first write, and its
+IndexError is final.
 """
 from __future__ import annotations
 
@@ -171,10 +174,7 @@ def at(ufunc, a, indices, b=_NO_B):
             and type(a) is np.ndarray and a.ndim == 1):
         # a 1-d index array into a 1-d a that the C entry declined (a dtype or b it does
         # not take): NumPy's own loop, which reads b right for that form
-        if b is _NO_B:
-            ufunc.at(a, indices)
-        else:
-            ufunc.at(a, indices, b)
+        _numpy_at(ufunc, a, indices, b)
         return None
     call = _plan(ufunc, a, indices, b)
     if call is None:
@@ -183,11 +183,12 @@ def at(ufunc, a, indices, b=_NO_B):
     func, args, kwargs = call
     try:
         func(*args, **kwargs)
-    except (IndexError, ValueError):
-        # an index out of range, or a b that does not broadcast: the C core has written
-        # nothing, and NumPy raises its own error before its first write -- or, for a
-        # uint64 index past intp's range, which NumPy's indexing wraps, does the call
-        _numpy_at(ufunc, a, indices, b)
+    except IndexError:
+        # the C core checked every value before its first write: nothing is written.  Its
+        # message names the call it made on a view of a; this one names at's arguments.
+        raise IndexError(f"at: an index in indices is out of bounds for a of shape "
+                         f"{a.shape} (valid on an axis of size n: -n <= index < n); "
+                         f"nothing was written") from None
     return None
 
 
@@ -284,17 +285,11 @@ def _plan(ufunc, a, indices, b):
         index = _read_index(a_view, indices)
     except (IndexError, ValueError, TypeError, OverflowError):
         return None
-    if index is None or index.size == 0:
-        return None
-    if b_arr.ndim > len(index.shape):
+    if index is None or index.size == 0 or not _b_fits(b_arr, index.shape):
         return None
     if b_arr.dtype != dt:
         b_arr = b_arr.astype(dt)       # exact, or wrap-around for the integer _MODULAR case
-    try:
-        updates = index.arrange(b_arr)
-    except ValueError:                 # b does not broadcast: NumPy's error
-        return None
-    return index.call(updates, reduction)
+    return index.call(index.arrange(b_arr), reduction)
 
 
 _NOT_SIMPLE = object()
@@ -338,7 +333,7 @@ def _simple_call(a, indices, b, reduction):
             continue
         if kind not in "iu":
             return _NOT_SIMPLE
-        arrays.append(x)
+        arrays.append(_as_index(x))
         axes.append(axis)
     if ints:
         if arrays:
@@ -354,7 +349,7 @@ def _simple_call(a, indices, b, reduction):
 def _basic_call(view, b, reduction, dtype):
     """scatter_nd with k = 0 on view, a basic view of a; None when empty or b has more
     dimensions than view."""
-    if view.size == 0 or b.ndim > view.ndim:
+    if view.size == 0 or not _b_fits(b, view.shape):
         return None
     if b.dtype != dtype:
         b = b.astype(dtype)
@@ -366,8 +361,8 @@ def _basic_call(view, b, reduction, dtype):
 def _one_array_call(a, x, axis, b, reduction):
     """scatter_update (scatter_elements for two 1-d arrays) of x along axis of a; None
     when a[indices] is empty or b has more dimensions."""
-    shape = a.shape
-    if x.size == 0 or 0 in shape[:axis] or 0 in shape[axis + 1:] or b.ndim > x.ndim + a.ndim - 1:
+    shape = a.shape[:axis] + x.shape + a.shape[axis + 1:]      # a[indices]'s
+    if 0 in shape or not _b_fits(b, shape):
         return None
     if b.dtype != a.dtype:
         b = b.astype(a.dtype)
@@ -387,7 +382,7 @@ def _every_axis_call(a, arrays, b, reduction):
             except ValueError:
                 return None
             break
-    if 0 in shape or b.ndim > len(shape):
+    if 0 in shape or not _b_fits(b, shape):
         return None
     if b.dtype != a.dtype:
         b = b.astype(a.dtype)
@@ -395,6 +390,26 @@ def _every_axis_call(a, arrays, b, reduction):
     if flat is None:
         return _NOT_SIMPLE
     return _core.at_apply, flat, {}
+
+
+_INTP_SIZE = np.dtype(np.intp).itemsize
+
+
+def _as_index(x):
+    """An integer index array as NumPy's indexing reads it: an unsigned one as wide as
+    intp cast to intp (unsafe: a value past intp's range wraps, 2**64 - 1 being -1), the
+    others as they are (every value fits in intp)."""
+    if x.dtype.kind == "u" and x.dtype.itemsize >= _INTP_SIZE:
+        return x.astype(np.intp)
+    return x
+
+
+def _b_fits(b, shape):
+    """b broadcasts to shape (NumPy's rule); where it does not, NumPy's ufunc.at gets the
+    call and raises its own error before it writes."""
+    if b.ndim > len(shape):
+        return False
+    return all(m == 1 or m == n for m, n in zip(b.shape[::-1], shape[::-1]))
 
 
 def _list_array(x):
@@ -612,9 +627,9 @@ def _read_index(a, indices):
             if kind == "b" and x.ndim > 0:
                 entries.append(("bool", x))
                 used += x.ndim
-            elif kind in "iu" and not (x.ndim == 0 and x.dtype.itemsize >= np.dtype(np.intp).itemsize
+            elif kind in "iu" and not (x.ndim == 0 and x.dtype.itemsize >= _INTP_SIZE
                                        and kind == "u"):
-                entries.append(("array", x))
+                entries.append(("array", _as_index(x)))
                 used += 1
             else:
                 return None

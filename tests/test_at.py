@@ -316,6 +316,56 @@ def test_bad_index_leaves_a_untouched(index):
     S.assert_identical(a, np.arange(12.0).reshape(3, 4), where="a")
 
 
+def _runs(monkeypatch):
+    """A counter of the runs of a call: NumPy's ufunc.at (through _at._numpy_at) and each
+    C-core function _at calls."""
+    runs = []
+
+    def spy(name, fn):
+        def counted(*args, **kwargs):
+            runs.append(name)
+            return fn(*args, **kwargs)
+        return counted
+    monkeypatch.setattr(_at, "_numpy_at", spy("numpy", _at._numpy_at))
+    for name in ("scatter_elements", "scatter_update", "scatter_nd"):
+        monkeypatch.setattr(_at, name, spy(name, getattr(_at, name)))
+    monkeypatch.setattr(_at._core, "at_apply", spy("at_apply", _at._core.at_apply))
+    return runs
+
+
+@pytest.mark.parametrize("shape,index,b", [
+    ((3, 4), np.array([0, 3], np.uint64), np.ones(4)),                 # the C entry leaves uint64
+    ((3, 4), (1, np.array([0, 4])), 1.0),                               # an int among arrays
+    ((3, 4), (Ellipsis, np.array([0, -5])), 1.0),
+    ((3, 4), (np.array([0, 3]), slice(None), None), np.ones((2, 4, 1))),
+    ((100, 100), (np.arange(5000) % 100, np.r_[np.arange(4999) % 100, 100]), np.ones(5000)),
+], ids=["uint64", "int and array", "ellipsis", "array, slice, None", "large element tuples"])
+def test_an_index_error_is_final(monkeypatch, shape, index, b):
+    """the C core's IndexError is raised, with nothing written, and the call is not run
+    again by NumPy's ufunc.at (one run in all)"""
+    a = np.arange(float(np.prod(shape))).reshape(shape)
+    with pytest.raises(IndexError):
+        np.add.at(a.copy(), index, b)
+    runs = _runs(monkeypatch)
+    with pytest.raises(IndexError) as err:
+        scatterops.at(np.add, a, index, b)
+    assert runs in (["scatter_elements"], ["scatter_update"], ["at_apply"]), runs
+    assert "at: an index in indices is out of bounds" in str(err.value)
+    S.assert_identical(a, np.arange(float(np.prod(shape))).reshape(shape), where="a")
+
+
+def test_uint64_values_past_intp_are_read_once_as_numpy_reads_them(monkeypatch):
+    """2**64 - 1 is -1 to NumPy's indexing: the C core runs it, NumPy is not asked"""
+    idx = np.array([2 ** 64 - 1, 0, 2 ** 64 - 4], dtype=np.uint64)
+    runs = _runs(monkeypatch)
+    for a, index, b in [(np.zeros(4), idx, np.arange(3.0)),
+                        (np.zeros((4, 3)), (idx, np.array([1, 1, 2], np.uint64)), 1.0),
+                        (np.zeros((4, 3)), (slice(None), idx[:2]), np.ones((4, 2)))]:
+        runs.clear()
+        _both(np.add, a, index, b)
+        assert len(runs) == 1, runs
+
+
 @pytest.mark.parametrize("call", [
     lambda a: (np.add, a, [0], np.ones(2)),          # b does not broadcast
     lambda a: (np.add, a, [0]),                       # no b for a binary ufunc

@@ -89,8 +89,11 @@ def test_large_calls_write_b_out_or_not_alike():
 def test_large_element_tuples_go_to_python():
     rng = np.random.default_rng(6)
     a = rng.random((100, 100))
-    _check(np.add, a, (rng.integers(0, 100, 4096), rng.integers(0, 100, 4096)), 1.0)
-    _check(np.add, a, (rng.integers(0, 100, 4097), rng.integers(0, 100, 4097)), 1.0, in_c=False)
+    _check(np.add, a, (rng.integers(0, 100, 4096), rng.integers(0, 100, 4096)), np.ones(4096))
+    _check(np.add, a, (rng.integers(0, 100, 4097), rng.integers(0, 100, 4097)), np.ones(4097),
+           in_c=False)
+    # one float64 b: the scalar loop, at any size (tests/test_at_wide.py)
+    _check(np.add, a, (rng.integers(0, 100, 4097), rng.integers(0, 100, 4097)), 1.0)
 
 
 @pytest.mark.parametrize("form", range(9))
@@ -143,9 +146,10 @@ def test_fortran_order_a_runs_in_c():
 
 
 @pytest.mark.parametrize("dtype, b", [
-    (np.float32, 1.0),                 # ufunc.at computes in float64 and rounds per update
-    (np.float16, 0.1),
-    (np.float32, np.float64(1.0)),
+    (np.float32, np.array(1.0)),       # ufunc.at computes in float64 and rounds per update
+    (np.float16, np.array([0.1])),     # (a float64 scalar runs in C: tests/test_at_wide.py)
+    (np.float32, np.float16(1.0)),     # float32 with float16: float32, rounded once
+    (np.float16, np.float32(0.1)),
     (np.int8, 300),                    # int64, cast back
     (np.uint64, 1),                    # uint64 with int64: float64
     (np.int16, np.int32(3)),

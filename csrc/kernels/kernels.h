@@ -57,6 +57,9 @@ void so_assign_kernel(so_kernel *kn, npy_intp itemsize, int is_object);
 int so_reduce_kernel(so_kernel *kn, PyArray_Descr *descr, int op);
 /* reduce.c: the kernel SO_COUNT (+1 per update) on npy_intp counts */
 void so_count_kernel(so_kernel *kn);
+/* reduce.c: descr is ml_dtypes' bfloat16 (registered at run time: known by its
+ * scalar type) */
+int so_is_bfloat16(PyArray_Descr *descr);
 
 /* indexed.c: indexed(o, aos, size, idx, u, n): for i < n, with j = idx[i] read
  * in index type itype (base.h; a negative one counts from the end),

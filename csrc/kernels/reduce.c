@@ -199,8 +199,8 @@ static const so_row row_b = {
  * out; the scalar type is known by its name and the item size, and then by its
  * address, kept for the next call (a module's type lives as long as the
  * process: ml_dtypes is never unloaded). */
-static int
-is_bfloat16(PyArray_Descr *descr)
+int
+so_is_bfloat16(PyArray_Descr *descr)
 {
     static PyTypeObject *known;
     PyTypeObject *t = descr->typeobj;
@@ -246,7 +246,7 @@ row_for(PyArray_Descr *descr)
         case NPY_CFLOAT: return &row_c64;
         case NPY_CDOUBLE: return &row_c128;
     }
-    if (is_bfloat16(descr)) return &row_bf16;
+    if (so_is_bfloat16(descr)) return &row_bf16;
     return NULL;
 }
 

@@ -1,20 +1,25 @@
 /*
  * py/at_entry.c: _core.at(ufunc, a, indices, b), scatterops.at's commonest
- * calls read and run in C: ufunc one of _core.UFUNC_REDUCTIONS, a a plain,
- * writeable, aligned, contiguous native ndarray of a dtype in
- * _core.TYPED_DTYPES for that reduction, the index an integer array or a list
- * of Python ints (an array along axis 0), a tuple of full slices `:` and one
- * integer array (along its axis), or a tuple of integer arrays of one shape,
- * one per axis of a (element tuples); b an array of a's dtype, a NumPy scalar
- * of it, or a Python scalar that ufunc.at would add in a's dtype (it converts b
- * with numpy.asarray: an int is int64, a float float64), broadcast to
- * a[indices]'s shape as NumPy broadcasts it.  Such a call runs in place through
- * the public functions' own path (so_args_parse, so_call_run, out = a).  Every
- * other call (and large element tuples: AT_SMALL) returns NotImplemented,
- * decided before anything is written, and scatterops/_at.py reads it.  An index
- * out of range raises NumPy's IndexError, with its text, and writes nothing.
+ * calls decided and run in C: ufunc one of _core.UFUNC_REDUCTIONS, a a plain,
+ * writeable, aligned, contiguous native ndarray of a dtype with the
+ * reduction's typed kernel (ml_dtypes' bfloat16 too), the index one of
+ * py/at.h's forms (py/at_index.c reads it), and b
+ *   - an array of a's dtype, a NumPy scalar of it, or a Python scalar that
+ *     ufunc.at would compute with in a's dtype (it converts b with
+ *     numpy.asarray: an int is int64, a float float64), broadcast to
+ *     a[indices]'s shape as NumPy broadcasts it: the call runs in place through
+ *     the public functions' own path (so_args_parse, so_call_run, out = a);
+ *   - or one float64 value (a Python float, a numpy.float64, a Python int on a
+ *     float a) on a float64, float32, float16 or bfloat16 a, which ufunc.at
+ *     computes in float64, rounding once per update into a narrower a:
+ *     kernels/at_wide.c's loop (py/at_scalar_b.c), which also spares the
+ *     scalar's copy to a[indices]'s shape.
+ * Every other call (and large element tuples: AT_SMALL) returns
+ * NotImplemented, decided before anything is written, and scatterops/_at.py
+ * reads it.  An index out of range raises NumPy's IndexError, with its text,
+ * and writes nothing.
  */
-#include "py/py.h"
+#include "py/at.h"
 
 /* Calls of at most this many updates: element tuples run here as their flat
  * offsets (larger ones go to _at.py, whose at_apply makes no array of
@@ -24,30 +29,18 @@
  * "scatterops.at in C". */
 #define AT_SMALL ((npy_intp)1 << 12)
 
-/* the forms of index this file runs */
-enum { AT_ALONG, AT_ELEMENT_TUPLES };
-
-typedef struct {
-    int form;
-    int axis;                          /* AT_ALONG: the axis the array indexes */
-    PyArrayObject *idx;                /* AT_ALONG: owned, the index array */
-    PyArrayObject *arrays[SO_MAXDIMS]; /* AT_ELEMENT_TUPLES: borrowed, one per axis of a */
-    int nd;                            /* the shape of a[indices] */
-    npy_intp dims[SO_MAXDIMS];
-} at_index;
-
-/* _core.UFUNC_REDUCTIONS, _core.TYPED_DTYPES (read once from the module);
+/* _core.UFUNC_REDUCTIONS (read once from the module);
  * NumPy's context variable holding the floating-point error modes (NULL on
  * NumPy 1.x: those calls go to _at.py), numpy.geterr, and the last error-mode
  * object seen whose modes are all "ignore" or "warn" (the object is immutable:
  * np.errstate and np.seterr replace it).  All owned. */
-static PyObject *ufunc_reductions, *typed_dtypes, *errstate_var, *geterr, *quiet_state;
+static PyObject *ufunc_reductions, *errstate_var, *geterr, *quiet_state;
 
 static int
 load_tables(PyObject *module)
 {
     PyObject *config;
-    if (typed_dtypes != NULL) return 0;
+    if (ufunc_reductions != NULL) return 0;
     ufunc_reductions = PyObject_GetAttrString(module, "UFUNC_REDUCTIONS");
     if (ufunc_reductions == NULL) return -1;
     config = PyImport_ImportModule("numpy._core._ufunc_config");
@@ -61,8 +54,7 @@ load_tables(PyObject *module)
         Py_CLEAR(errstate_var);
         Py_CLEAR(geterr);
     }
-    typed_dtypes = PyObject_GetAttrString(module, "TYPED_DTYPES");
-    return typed_dtypes == NULL ? -1 : 0;
+    return 0;
 }
 
 /* 1 if the error modes for overflow, invalid and divide are each "ignore" or
@@ -99,25 +91,43 @@ fp_modes_quiet(void)
 }
 
 /* a takes the C path: plain, writeable, aligned, contiguous (no two elements
- * share memory), native, of a dtype with the reduction's C loop. */
+ * share memory), native, of a dtype with op's typed kernel. */
 static int
-plain_typed(PyObject *o, PyObject *name)
+plain_typed(PyObject *o, int op)
 {
     PyArrayObject *a = (PyArrayObject *)o;
-    PyArray_Descr *d;
-    PyObject *chars;
-    const char *s;
+    so_kernel kn;
     if (!PyArray_CheckExact(o) || PyArray_NDIM(a) < 1 || !PyArray_ISWRITEABLE(a) ||
             !PyArray_ISALIGNED(a) || !(PyArray_IS_C_CONTIGUOUS(a) || PyArray_IS_F_CONTIGUOUS(a))) {
         return 0;
     }
-    d = PyArray_DESCR(a);
-    if (!PyArray_ISNBO(d->byteorder)) return 0;
-    chars = PyDict_GetItemWithError(typed_dtypes, name);
-    if (chars == NULL || !PyUnicode_Check(chars)) return PyErr_Occurred() ? -1 : 0;
-    s = PyUnicode_AsUTF8(chars);
-    if (s == NULL) return -1;
-    return d->type != '\0' && strchr(s, d->type) != NULL;
+    return PyArray_ISNBO(PyArray_DESCR(a)->byteorder) &&
+           so_reduce_kernel(&kn, PyArray_DESCR(a), op) && !kn.needs_gil;
+}
+
+/* b is one value that ufunc.at computes with in float64 (numpy.asarray(b) is a
+ * float64 array, or an int64 one, which promotes with a float16 or float32 a
+ * to float64; ml_dtypes' bfloat16 does not promote with int64): 1 with *v
+ * its value, 0 if not, -1 raised. */
+static int
+b_as_float64(PyObject *b, PyArrayObject *a, double *v)
+{
+    if (PyFloat_CheckExact(b)) {
+        *v = PyFloat_AS_DOUBLE(b);
+        return 1;
+    }
+    if (Py_TYPE(b) == &PyDoubleArrType_Type) {      /* a subclass of float */
+        *v = PyFloat_AsDouble(b);
+        return *v != -1.0 || !PyErr_Occurred() ? 1 : -1;
+    }
+    if (PyLong_CheckExact(b) && PyArray_DESCR(a)->kind == 'f') {
+        int ovf;
+        long long x = PyLong_AsLongLongAndOverflow(b, &ovf);
+        if (x == -1 && PyErr_Occurred()) return -1;
+        *v = (double)x;                /* NumPy's int64 to float64 cast */
+        return !ovf;
+    }
+    return 0;
 }
 
 /* ufunc.at computes b with a in a's dtype (numpy.asarray(b) promotes with a to
@@ -160,166 +170,6 @@ b_in_a_dtype(PyObject *b, PyArrayObject *a, int *nd)
     return 0;
 }
 
-/* x is an index array this file takes: an integer ndarray of rank >= 1, not
- * empty, not uint64 (NumPy's indexing wraps values past intp's range). */
-static int
-int_array(PyObject *x)
-{
-    PyArray_Descr *d;
-    if (!PyArray_CheckExact(x) || PyArray_NDIM((PyArrayObject *)x) < 1 ||
-            so_size((PyArrayObject *)x) == 0) {
-        return 0;
-    }
-    d = PyArray_DESCR((PyArrayObject *)x);
-    return d->kind == 'i' || (d->kind == 'u' && PyDataType_ELSIZE(d) < 8);
-}
-
-/* A non-empty list of Python ints (not bools) that fit in intp as a new intp
- * array; NULL with nothing raised if the list is not one, NULL raised on failure. */
-static PyArrayObject *
-int_list(PyObject *list)
-{
-    const Py_ssize_t n = PyList_GET_SIZE(list);
-    npy_intp dim = n, *v;
-    PyArrayObject *arr;
-    Py_ssize_t j;
-    int ovf;
-    if (n == 0) return NULL;
-    for (j = 0; j < n; j++) {
-        if (!PyLong_CheckExact(PyList_GET_ITEM(list, j))) return NULL;
-    }
-    arr = (PyArrayObject *)PyArray_SimpleNew(1, &dim, NPY_INTP);
-    if (arr == NULL) return NULL;
-    v = (npy_intp *)PyArray_DATA(arr);
-    for (j = 0; j < n; j++) {
-        long long x = PyLong_AsLongLongAndOverflow(PyList_GET_ITEM(list, j), &ovf);
-        if (ovf || x < NPY_MIN_INTP || x > NPY_MAX_INTP) {
-            Py_DECREF(arr);
-            return NULL;
-        }
-        v[j] = (npy_intp)x;
-    }
-    return arr;
-}
-
-static int
-full_slice(PyObject *x)
-{
-    PySliceObject *s = (PySliceObject *)x;
-    return PySlice_Check(x) && s->start == Py_None && s->stop == Py_None && s->step == Py_None;
-}
-
-/* indices read as one of the forms of the file comment into *ix: 1, or 0 when it
- * is not one, -1 raised. */
-static int
-read_index(PyArrayObject *a, PyObject *indices, at_index *ix)
-{
-    const int a_nd = PyArray_NDIM(a);
-    const npy_intp *ad = PyArray_DIMS(a);
-    PyObject *x = NULL;
-    Py_ssize_t n, j;
-    int d, xnd, axis = 0;
-    ix->idx = NULL;
-    if (PyTuple_CheckExact(indices)) {
-        n = PyTuple_GET_SIZE(indices);
-        if (n < 1 || n > a_nd) return 0;
-        for (j = 0; j < n; j++) {
-            PyObject *item = PyTuple_GET_ITEM(indices, j);
-            if (full_slice(item)) continue;
-            if (x != NULL || !int_array(item)) break;
-            x = item;
-            axis = (int)j;
-        }
-        if (j < n || x == NULL) {
-            /* not `:`s and one array: element tuples, or another form */
-            const PyArrayObject *first = (PyArrayObject *)PyTuple_GET_ITEM(indices, 0);
-            if (n != a_nd || n < 2) return 0;
-            for (j = 0; j < n; j++) {
-                PyArrayObject *item = (PyArrayObject *)PyTuple_GET_ITEM(indices, j);
-                if (!int_array((PyObject *)item) || PyArray_NDIM(item) != PyArray_NDIM(first)) {
-                    return 0;
-                }
-                for (d = 0; d < PyArray_NDIM(item); d++) {
-                    if (PyArray_DIM(item, d) != PyArray_DIM(first, d)) return 0;
-                }
-                ix->arrays[j] = item;
-            }
-            ix->form = AT_ELEMENT_TUPLES;
-            ix->nd = PyArray_NDIM(first);
-            for (d = 0; d < ix->nd; d++) ix->dims[d] = PyArray_DIM(first, d);
-            return 1;
-        }
-        Py_INCREF(x);
-        ix->idx = (PyArrayObject *)x;
-    }
-    else if (int_array(indices)) {
-        Py_INCREF(indices);
-        ix->idx = (PyArrayObject *)indices;
-    }
-    else if (PyList_CheckExact(indices)) {
-        ix->idx = int_list(indices);
-        if (ix->idx == NULL) return PyErr_Occurred() ? -1 : 0;
-    }
-    else {
-        return 0;
-    }
-    /* a[indices]'s shape: the array's shape in place of the indexed axis */
-    xnd = PyArray_NDIM(ix->idx);
-    if (a_nd - 1 + xnd > SO_MAXDIMS) {
-        Py_CLEAR(ix->idx);
-        return 0;
-    }
-    ix->form = AT_ALONG;
-    ix->axis = axis;
-    ix->nd = 0;
-    for (d = 0; d < a_nd; d++) {
-        if (d != axis) {
-            ix->dims[ix->nd++] = ad[d];
-            continue;
-        }
-        memcpy(ix->dims + ix->nd, PyArray_DIMS(ix->idx), xnd * sizeof(npy_intp));
-        ix->nd += xnd;
-    }
-    return 1;
-}
-
-/* b (rank bnd; shape read from it if an array) broadcasts to a[indices]'s shape,
- * which is not empty. */
-static int
-b_broadcasts(PyObject *b, int bnd, const at_index *ix)
-{
-    npy_intp size = 1;
-    int d;
-    for (d = 0; d < ix->nd; d++) size *= ix->dims[d];
-    if (size == 0 || bnd > ix->nd) return 0;
-    for (d = 0; d < bnd; d++) {
-        npy_intp have = PyArray_DIM((PyArrayObject *)b, d), want = ix->dims[ix->nd - bnd + d];
-        if (have != want && have != 1) return 0;
-    }
-    return 1;
-}
-
-/* NumPy's IndexError for the first value out of range of index array x on an
- * axis of size n (-1), or 0 if every value is in range. */
-static int
-raise_first_bad(PyArrayObject *x, npy_intp n, int axis)
-{
-    PyArrayObject *v = (PyArrayObject *)PyArray_FromAny(
-        (PyObject *)x, PyArray_DescrFromType(NPY_INTP), 0, 0, NPY_ARRAY_CARRAY_RO, NULL);
-    const npy_intp *p;
-    npy_intp i, size;
-    if (v == NULL) return -1;
-    p = (const npy_intp *)PyArray_DATA(v);
-    size = so_size(v);
-    for (i = 0; i < size && so_index_inside(p[i], n); i++) continue;
-    if (i < size) {
-        PyErr_Format(PyExc_IndexError, "index %zd is out of bounds for axis %d with size %zd",
-                     (Py_ssize_t)p[i], axis, (Py_ssize_t)n);
-    }
-    Py_DECREF(v);
-    return i < size ? -1 : 0;
-}
-
 /* The run of an array along an axis raised: an IndexError (nothing written)
  * gets NumPy's text (element tuples raise it while their offsets are made). */
 static void
@@ -328,7 +178,7 @@ index_error_text(PyArrayObject *a, const at_index *ix)
     PyObject *t, *e, *tb;
     if (ix->form != AT_ALONG || !PyErr_ExceptionMatches(PyExc_IndexError)) return;
     PyErr_Fetch(&t, &e, &tb);
-    if (raise_first_bad(ix->idx, PyArray_DIM(a, ix->axis), ix->axis) == 0) {
+    if (so_at_raise_first_bad(ix->idx, PyArray_DIM(a, ix->axis), ix->axis) == 0) {
         PyErr_Restore(t, e, tb);
         return;
     }
@@ -356,45 +206,6 @@ written_out(PyArrayObject *a, const at_index *ix, PyObject *b, npy_intp size)
         Py_CLEAR(u);
     }
     return (PyObject *)u;
-}
-
-/* Element tuples as flat offsets in elements into a's memory (contiguous: its
- * lowest element first), a new intp array of a[indices]'s shape, every value
- * checked on its axis; NULL raised (NumPy's IndexError for a value outside). */
-static PyArrayObject *
-flat_offsets(PyArrayObject *a, const at_index *ix, npy_intp size)
-{
-    PyArrayObject *t = (PyArrayObject *)PyArray_ZEROS(ix->nd, ix->dims, NPY_INTP, 0), *v;
-    npy_intp *out, i;
-    int j, bad = 0;
-    if (t == NULL) return NULL;
-    out = (npy_intp *)PyArray_DATA(t);
-    for (j = 0; j < PyArray_NDIM(a) && !bad; j++) {
-        const npy_intp n = PyArray_DIM(a, j);
-        const npy_intp step = n == 1 ? 0 : PyArray_STRIDE(a, j) / PyArray_ITEMSIZE(a), *p;
-        v = (PyArrayObject *)PyArray_FromAny((PyObject *)ix->arrays[j],
-                                             PyArray_DescrFromType(NPY_INTP), 0, 0,
-                                             NPY_ARRAY_CARRAY_RO, NULL);
-        if (v == NULL) {
-            Py_DECREF(t);
-            return NULL;
-        }
-        p = (const npy_intp *)PyArray_DATA(v);
-        for (i = 0; i < size; i++) {
-            const npy_intp x = p[i];
-            const int inside = so_index_inside(x, n);
-            bad |= !inside;
-            out[i] += inside ? so_wrap(x, n) * step : 0;
-        }
-        Py_DECREF(v);
-    }
-    if (!bad) return t;
-    Py_DECREF(t);
-    for (j = 0; j < PyArray_NDIM(a); j++) {
-        if (raise_first_bad(ix->arrays[j], PyArray_DIM(a, j), j) < 0) return NULL;
-    }
-    PyErr_SetString(PyExc_IndexError, "at: an index is out of range");
-    return NULL;
 }
 
 /* A writeable 1-d view of a's memory (a contiguous), NULL raised. */
@@ -425,7 +236,7 @@ run_public(PyArrayObject *a, const at_index *ix, PyObject *b, PyObject *name, np
     int kind;
     so_args sa;
     if (ix->form == AT_ELEMENT_TUPLES) {
-        idx = flat_offsets(a, ix, size);
+        idx = so_at_flat_offsets(a, ix, size);
         data = idx == NULL ? NULL : memory_of(a);
         if (data == NULL) {
             Py_XDECREF(idx);
@@ -459,11 +270,13 @@ run_public(PyArrayObject *a, const at_index *ix, PyObject *b, PyObject *name, np
 PyObject *
 so_py_at(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    PyObject *ufunc, *b, *name;
+    PyObject *ufunc, *b, *name, *canonical;
     PyArrayObject *a;
     at_index ix;
+    so_wide_fn wide = NULL;
     npy_intp size = 1;
-    int ok, bnd, rc, d;
+    double bv = 0;
+    int layout, ok, bnd = 0, rc, d, entry, op, mean;
     if (nargs != 4) {
         PyErr_SetString(PyExc_TypeError, "at(ufunc, a, indices, b) takes 4 arguments");
         return NULL;
@@ -478,15 +291,32 @@ so_py_at(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (PyErr_Occurred()) return NULL;
         Py_RETURN_NOTIMPLEMENTED;
     }
-    ok = plain_typed((PyObject *)a, name);
-    if (ok > 0) ok = b_in_a_dtype(b, a, &bnd);
-    if (ok > 0 && strchr("fc", PyArray_DESCR(a)->kind) != NULL) ok = fp_modes_quiet();
-    if (ok > 0) ok = read_index(a, args[2], &ix);
+    entry = so_parse_reduction("at", name);
+    if (entry < 0) return NULL;
+    so_reduction_info(entry, &canonical, &op, &mean);
+    layout = plain_typed((PyObject *)a, op);
+    /* one float64 value on a float a: the scalar loop, which computes as NumPy's
+     * float64 loop does (rounding once per update into a narrower a) */
+    wide = layout ? so_wide_kernel(PyArray_DESCR(a), op) : NULL;
+    ok = wide != NULL ? b_as_float64(b, a, &bv) : 0;
+    if (ok == 0) {
+        wide = NULL;
+        ok = layout ? b_in_a_dtype(b, a, &bnd) : 0;
+    }
+    /* the kernels raise no floating-point error: an error mode that acts is NumPy's */
+    if (ok > 0 && strchr("biu", PyArray_DESCR(a)->kind) == NULL) ok = fp_modes_quiet();
+    if (ok > 0) ok = so_at_read_index(a, args[2], &ix);
     if (ok < 0) return NULL;
     if (ok == 0) Py_RETURN_NOTIMPLEMENTED;
-    if (!b_broadcasts(b, bnd, &ix)) {
+    if (!so_at_b_broadcasts(b, bnd, &ix)) {
         Py_XDECREF(ix.idx);
         Py_RETURN_NOTIMPLEMENTED;
+    }
+    if (wide != NULL) {
+        rc = so_at_run_wide(a, &ix, bv, wide);
+        Py_XDECREF(ix.idx);
+        if (rc < 0) return NULL;
+        Py_RETURN_NONE;
     }
     for (d = 0; d < ix.nd; d++) size *= ix.dims[d];
     if (ix.form == AT_ELEMENT_TUPLES && size > AT_SMALL) Py_RETURN_NOTIMPLEMENTED;
