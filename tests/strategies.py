@@ -330,3 +330,18 @@ def at_cases(draw, form, bad=True, ufuncs=AT_FAST_UFUNCS * 2 + AT_OTHER_UFUNCS, 
     ufunc = draw(st.sampled_from(list(ufuncs)))
     b = None if ufunc.nin == 1 else draw(_at_b(np.dtype(dtype), _at_result_shape(shape, index)))
     return AtCase(ufunc, a, index, b)
+
+
+@st.composite
+def chunking(draw, size):
+    """A chunking of one axis of ``size``: size-1 chunks, uneven chunks, or one chunk."""
+    if size <= 1:
+        return (size,)
+    how = draw(st.sampled_from(("ones", "uneven", "whole")))
+    if how == "ones":
+        return (1,) * size
+    if how == "whole":
+        return (size,)
+    cuts = sorted(draw(st.sets(st.integers(1, size - 1), min_size=1, max_size=size - 1)))
+    edges = [0] + cuts + [size]
+    return tuple(b - a for a, b in zip(edges, edges[1:]))

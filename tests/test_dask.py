@@ -29,6 +29,7 @@ import dask.array as da    # noqa: E402
 import scatterops
 import scatterops.dask as sd
 from scatterops.strategies import assert_identical
+from strategies import chunking
 
 FUNCS = ("scatter_update", "scatter_nd", "scatter_elements")
 REDUCTIONS = ("none", "add", "sub", "mul", "max", "min", "mean", "sum", "prod", "amax")
@@ -36,21 +37,6 @@ DTYPES = [np.dtype(t) for t in ("f2", "f4", "f8", "i1", "u2", "i8", "c8", "?", "
 
 
 # ----------------------------------------------------------------------------- drawing calls
-
-@st.composite
-def chunking(draw, size):
-    """A chunking of one axis of ``size``: size-1 chunks, uneven chunks, or one chunk."""
-    if size <= 1:
-        return (size,)
-    how = draw(st.sampled_from(("ones", "uneven", "whole")))
-    if how == "ones":
-        return (1,) * size
-    if how == "whole":
-        return (size,)
-    cuts = sorted(draw(st.sets(st.integers(1, size - 1), min_size=1, max_size=size - 1)))
-    edges = [0] + cuts + [size]
-    return tuple(b - a for a, b in zip(edges, edges[1:]))
-
 
 def _values(draw, dtype, shape):
     n = int(np.prod(shape, dtype=np.int64))
