@@ -4,9 +4,10 @@ csrc/ has one folder a layer, bottom to top: base < kernels < plan < walk < call
 (call/: how a checked call runs, with no Python object; py/: the binding).
 A file may include its own layer's headers and those of the layers below, never
 above (py/ only its own, base/'s and call/'s: it reaches the plan, the walk and
-the kernels through the call layer; only the call layer and the walk below it
-build or read plans), and no two C files may depend on each other, even through others: file A
-depends on file B if A uses a non-static function or variable that B defines.
+the kernels through the call layer, which builds the plans; a plan's fields are
+read in plan/ and walk/ only; call/ names no Python API), and no two C files
+may depend on each other, even through others: file A depends on file B if A
+uses a non-static function or variable that B defines.
 Besides: no .c file over 500 lines (one job a file), and every .c/.h starts with
 the comment that says its job.
 """
@@ -250,6 +251,18 @@ def test_only_the_call_layer_and_below_touch_plans():
     bad = [f for f in c_files() if layer_of(f) not in ("plan", "walk", "call")
            and re.search(r"\bso_(plan|make_plan)\b", strip_comments_and_strings(read(f)))]
     assert not bad, f"a plan is built and read in plan/, walk/ and call/ only: {bad}"
+
+
+PLAN_FIELD = re.compile(r"\b(p|plan|cplan)(\.|->)(gnd|bnd|k|win|nwin|out_overlaps|ixtype|istep|"
+                        r"isize|gshape|bshape|gs_\w+|bs_\w+|is_\w+)\b")
+
+
+def test_no_plan_field_is_read_above_the_walk():
+    # the call layer asks plan/ and walk/ about a plan (so_plan_one_index_run, so_split_runs),
+    # it does not read the geometry itself
+    bad = [f"{f}: {m.group(0)}" for f in c_files() if layer_of(f) in ("call", "py")
+           for m in PLAN_FIELD.finditer(strip_comments_and_strings(read(f)))]
+    assert not bad, "a plan's fields are read in plan/ and walk/ only:\n" + "\n".join(bad)
 
 
 def test_call_layer_makes_no_python_call():

@@ -61,7 +61,7 @@ checked_by_owners(const so_call *c, so_host *h, so_array *result)
     const npy_intp nbytes = so_array_nbytes(data);
     so_plan plan;
     so_poll *poll;
-    int ok;
+    int ok, bnd;
 
     if (h->new_array(h, data, nbytes >= SO_FUSED_MIN_BYTES, result) < 0) return SO_FAILED;
     if (so_make_plan(&plan, c->kind, result, &c->idx, &c->upd, c->axis, NULL) < 0) {
@@ -75,8 +75,7 @@ checked_by_owners(const so_call *c, so_host *h, so_array *result)
      * machine): one owner of everything, checking, is slower than the check
      * and then the plain walk, which one thread runs (docs/design.md,
      * "Checking while walking") */
-    if (plan.gnd != 1 || plan.gs_out[0] != 0 || plan.gs_idx[0] == 0 ||
-            (plan.bnd == 0 && kn->list == NULL) || plan.k != 1 || plan.out_overlaps ||
+    if (!so_plan_one_index_run(&plan, &bnd) || (bnd == 0 && kn->list == NULL) ||
             !so_owned_split_runs(&plan, kn, c->nthreads, &so_walk_cost_model)) {
         h->release(h, result);
         return SO_NOT_TAKEN;
@@ -105,6 +104,7 @@ checked_while_walking(const so_call *c, so_host *h, so_array *result)
     npy_intp bounds[SO_MAXDIMS];
     so_plan plan;
     so_check_job job;
+    int bnd;
 
     if (kn->elem == NULL || kn->needs_gil) return SO_NOT_TAKEN;
     if (h->new_array(h, data, 0, result) < 0) return SO_FAILED;
@@ -114,8 +114,7 @@ checked_while_walking(const so_call *c, so_host *h, so_array *result)
     }
     /* exactly the walk that so_run gives to the element kernel: one group dim
      * that steps through indices, element blocks, one component */
-    if (plan.gnd != 1 || plan.gs_out[0] != 0 || plan.gs_idx[0] == 0 || plan.bnd != 0 ||
-            plan.k != 1 || plan.out_overlaps) {
+    if (!so_plan_one_index_run(&plan, &bnd) || bnd != 0) {
         h->release(h, result);
         return SO_NOT_TAKEN;
     }

@@ -123,7 +123,7 @@ so_call_apply(const so_call *c, so_host *h, const so_array *out)
     else if (so_make_plan(&plan, c->kind, out, &c->idx, &c->upd, c->axis,
                           masked ? &mask.a : NULL) == 0) {
         st = run_plan(&plan, &c->kn, c->op, c->nupd, c->nthreads, h) < 0 ? SO_FAILED : SO_DONE;
-        free(plan.win);
+        so_plan_release(&plan);
     }
     else {
         st = SO_FAILED;
@@ -160,7 +160,7 @@ so_call_fresh_fused(const so_call *c, so_host *h, so_array *result)
                                    poll)) {
         so_run_threaded(&plan, &c->kn, c->nthreads, &so_walk_cost_model, poll);
     }
-    free(plan.win);
+    so_plan_release(&plan);
     rc = h->relock(h);
     if (rc < 0) {
         h->release(h, result);

@@ -17,6 +17,8 @@
 #include "base/base.h"
 #include "base/array.h"
 
+#include <stdlib.h>
+
 enum so_kind { SO_UPDATE = 0, SO_ND = 1, SO_ELEMENTS = 2 };
 
 typedef struct {
@@ -55,6 +57,26 @@ typedef struct {
  * together as kind says: a checked call always fits. */
 int so_make_plan(so_plan *p, int kind, const so_array *out, const so_array *idx,
                  const so_array *upd, int axis, const so_array *mask);
+
+/* Whether p is one run of single index values: one group dim stepping through
+ * the indices (not through out), one index component, an out whose elements
+ * share no bytes; *bnd is then its number of block dims (0: single elements).
+ * The check fused with the walk takes such plans only (call/checked_walk.c). */
+static inline int
+so_plan_one_index_run(const so_plan *p, int *bnd)
+{
+    *bnd = p->bnd;
+    return p->gnd == 1 && p->gs_out[0] == 0 && p->gs_idx[0] != 0 && p->k == 1 &&
+           !p->out_overlaps;
+}
+
+/* The memory a plan holds (dedup.c's winner list), freed. */
+static inline void
+so_plan_release(so_plan *p)
+{
+    free(p->win);
+    p->win = NULL;
+}
 
 /* dedup.c: for reduction "none" on slices, keep only the last write to each
  * slice (returns 1 if the plan now holds a winner list to free()); stopped by
