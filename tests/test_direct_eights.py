@@ -1,6 +1,7 @@
 """With signed indices on a CPU with AVX2, the direct loop into a contiguous out
-(kernels/indexed.c) reads its indices eight at a time (int64 as two vectors; int32, int16 and int8
-as one, wrapped and tested in 32-bit lanes, then widened), wraps and tests the eight with one
+(kernels/indexed.c) reads its indices eight at a time (int64 as two vectors; int32 as one, wrapped
+and tested in 32-bit lanes, then widened; int16 and int8 copied to int32 first, kernels/widen.c),
+wraps and tests the eight with one
 branch, then
 applies the eight updates in order; a group with a bad index goes to the loop of one update at a
 time, which stops at the first bad one.  Into an out beyond L2 it also reads, as vectors, the
@@ -15,7 +16,7 @@ indices 128 updates ahead, clamps them and prefetches their elements.  Here, on 
 * calls of every length from 0 to 20 updates and around a chunk into an out in L1 (five dtypes,
   every reduction), and of the lengths around the prefetch's end into one beyond L2 (float32 add
   and max, int64 mul and sub), with int64, int32, int16 and int8 indices (the narrow ones within
-  their range) and uint64 ones (which keep the loop of four),
+  their range) and uint64 ones (copied to int64 first),
   duplicates and negative indices, are bit-equal to the reference;
 * the same calls in a child with ``SCATTEROPS_NO_AVX2=1`` (the loops of four), bit-equal too;
 * into an out of 2**31 + 16 and 2**32 + 16 int8 elements (zero pages, touched at a few), whose
@@ -112,8 +113,8 @@ def _calls(idx_dtype, size):
 
 # beyond L2: fresh results of 4-8 MiB a call, which the sanitizers' allocator makes slow (12 s
 # there); the bad-index calls above and tests/test_direct_prefetch.py run that loop under them
-# int16 (the same 32-bit lanes as int32 and int8, another load) and uint64 (the loop of four,
-# which the rest of the suite runs) run once, in the plain suite, not under the sanitizers
+# int16 (copied to int32 as int8 is) and uint64 (copied to int64) run once, in the plain suite,
+# not under the sanitizers
 @pytest.mark.parametrize("size", [SMALL, pytest.param(BIG, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("idx_dtype", ["int64", "int32", "int8",
                                        pytest.param("int16", marks=pytest.mark.slow),

@@ -1,5 +1,5 @@
-"""With int64, int32, int16 and int8 indices on a CPU with AVX2, the direct loop into a contiguous
-out within L2 (kernels/indexed.c) reads four indices, tests each with one unsigned compare (no wrap)
+"""With int64, int32, int16 and int8 indices (the last two copied to int32 first, kernels/widen.c)
+on a CPU with AVX2, the direct loop into a contiguous out within L2 (kernels/indexed.c) reads four indices, tests each with one unsigned compare (no wrap)
 and applies it; an index that fails the compare -- a negative one, or a bad one -- goes to a step of one
 update that wraps and tests it, and stops there if it is bad.  After 16 such steps in a call the
 rest of the call takes the loop of eight.  Here, on one thread, with non-negative indices (the
@@ -31,8 +31,8 @@ def one_thread():
 
 
 # the index dtypes and the sizes of out they can address (int8: up to 127)
-# (int16 in the plain suite only: its loads are between int8's and int32's, which the sanitizer
-# run covers)
+# (int16 in the plain suite only: it is copied to int32 as int8 is, which the sanitizer run
+# covers)
 DTYPE_SIZES = [("int64", SMALL), ("int64", MID), ("int32", SMALL), ("int32", MID),
                pytest.param("int16", SMALL, marks=pytest.mark.slow),
                pytest.param("int16", MID, marks=pytest.mark.slow), ("int8", SMALL)]

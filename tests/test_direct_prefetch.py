@@ -22,9 +22,9 @@ import fast_reference as reference     # the reference's bits, whole-array (test
 from direct_helpers import indices as _indices
 
 # every index dtype, with int16, uint8, uint16 and uint32 run once, in the plain suite: under the
-# sanitizers int8, int32 and int64 cover the loops of eight (both lane widths, the narrowest and
-# widest loads) and uint64 the loop of four, which the others share but for their loads (10 s
-# of the sanitizer run, CI's longest step)
+# sanitizers int32 and int64 cover the loops of eight (both lane widths) and int8 and uint64 the
+# copies to them (kernels/widen.c), which the others share but for their loads (10 s of the
+# sanitizer run, CI's longest step)
 INDEX_DTYPES = [pytest.param(d, marks=pytest.mark.slow)
                 if d in ("int16", "uint8", "uint16", "uint32") else d
                 for d in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")]

@@ -1,7 +1,7 @@
-"""With unsigned indices the direct loop into a contiguous out that it does not prefetch
-(kernels/indexed.c) reads four indices, then tests each with one unsigned compare and a branch
-of its own, and applies it: there is no negative index to wrap, so an index that fails the
-compare is bad and the loop stops there.  Here, on one thread:
+"""Unsigned indices reach the direct loop (kernels/indexed.c) through a copy, 2048 at a time,
+into int32 (uint8, uint16) or int64 (uint32, uint64; a value above int64's range becomes int64's
+maximum) (kernels/widen.c): a value the copy turned negative would wrap, and one the loop finds
+outside is named at its position in the call, not in the copy's chunk.  Here, on one thread:
 
 * a bad index (out's size, half the dtype's top, the top itself: for uint64 above intp's range)
   in each of the four places of a group, at the start, around the loop's chunks of 2048 and at

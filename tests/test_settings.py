@@ -1,6 +1,7 @@
 """Settings: the CPUs a call may use (affinity and cgroup CPU quota), and the strict reading of
 every SCATTEROPS_* variable, at run time (a RuntimeWarning naming the variable and the value used
 instead) and at build time (setup.py: a printed warning), as docs/contract.md says."""
+import glob
 import os
 import runpy
 import subprocess
@@ -245,6 +246,29 @@ def test_build_settings_parsed_strictly(build_flags):
                                              CFLAGS="-O1  -DX='a b'")
     assert not any("lto" in f for f in cflags + ldflags) and macros["SCATTEROPS_PORTABLE"] == "1"
     assert cflags[-2:] == ["-O1", "-DX=a b"] and warned == []
+
+
+@needs_checkout
+def test_kernels_compile_without_lto_and_first():
+    # csrc/kernels/ is reached through tables of function pointers: its files compile whole,
+    # without -flto, so that their code is generated in the parallel compiles rather than in the
+    # link, and they start first, largest first, so that no long compile starts last
+    setup = runpy.run_path(os.path.join(ROOT, "setup.py"), run_name="not_main")
+    cflags = ["-O3", "-flto=auto", "-Wall"]
+    assert setup["file_flags"](os.path.join("csrc", "kernels", "indexed.c"), cflags) == \
+        ["-O3", "-Wall"]
+    assert setup["file_flags"](os.path.join("csrc", "walk", "walk.c"), cflags) == cflags
+    cwd = os.getcwd()
+    try:
+        os.chdir(ROOT)
+        sources = sorted(glob.glob("csrc/**/*.c", recursive=True))
+        order = setup["compile_order"](sources)
+    finally:
+        os.chdir(cwd)
+    assert sorted(order) == sources
+    kernels = [src for src in order if src.startswith("csrc/kernels/")]
+    assert order[:len(kernels)] == kernels and kernels[0] in ("csrc/kernels/indexed.c",
+                                                              "csrc/kernels/rows.c")
 
 
 @needs_checkout
