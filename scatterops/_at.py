@@ -99,8 +99,11 @@ def at(ufunc, a, indices, b=_NO_B):
     element ``p`` selects, so an element selected several times takes every
     update (``a[indices] += b`` would take only one).  ``np.add``,
     ``np.subtract``, ``np.multiply``, ``np.maximum`` and ``np.minimum`` on
-    bool, integer, float16/32/64 and complex64/128 arrays run in the C core
-    (on several threads when large); everything else runs NumPy's own
+    bool, integer, float16/32/64 and complex64/128 arrays (and
+    ``ml_dtypes.bfloat16`` for the commonest index forms) run in the C core
+    (on several threads when large), as does a Python float ``b`` on a
+    float32, float16 or bfloat16 ``a``, computed in float64 and rounded once
+    per update as ``ufunc.at`` computes it; everything else runs NumPy's own
     ``ufunc.at``.
 
     Parameters

@@ -40,6 +40,23 @@ covered_offsets(PyArrayObject *a, int axis, npy_intp *m)
     return out;
 }
 
+/* Nonzero if a value of p[0..n) is outside an axis of this size (so_index_inside).
+ * The loop vectorises, with AVX2 where the CPU has it: at 1000 values the plain
+ * build took 0.76 us, the AVX2 one 0.11 (docs/design.md, "scatterops.at: one
+ * float64 b"). */
+#define SO_ANY_OUTSIDE(NAME, ATTR)                                                     \
+    ATTR static int                                                                    \
+    NAME(const npy_intp *p, npy_intp n, npy_intp size)                                 \
+    {                                                                                  \
+        npy_intp bad = 0, i;                                                           \
+        for (i = 0; i < n; i++) bad |= !so_index_inside(p[i], size);                   \
+        return bad != 0;                                                               \
+    }
+SO_ANY_OUTSIDE(any_outside, )
+#if SO_X86_VECTOR
+SO_ANY_OUTSIDE(any_outside_avx2, __attribute__((target("avx2"))))
+#endif
+
 /* x (an integer array of a[indices]) as a C-contiguous intp array (a new
  * reference, maybe x itself), every value checked on an axis of this size;
  * NULL raised (NumPy's IndexError for the first value outside). */
@@ -48,12 +65,15 @@ checked_intp(PyArrayObject *x, npy_intp size, int axis)
 {
     PyArrayObject *v = (PyArrayObject *)PyArray_FromAny(
         (PyObject *)x, PyArray_DescrFromType(NPY_INTP), 0, 0, NPY_ARRAY_CARRAY_RO, NULL);
-    const npy_intp *p;
-    npy_intp i, n, bad = 0;
+    int bad;
     if (v == NULL) return NULL;
-    p = (const npy_intp *)PyArray_DATA(v);
-    n = so_size(v);
-    for (i = 0; i < n; i++) bad |= !so_index_inside(p[i], size);
+#if SO_X86_VECTOR
+    if (so_cpu_has(SO_CPU_AVX2)) {
+        bad = any_outside_avx2((const npy_intp *)PyArray_DATA(v), so_size(v), size);
+    }
+    else
+#endif
+    bad = any_outside((const npy_intp *)PyArray_DATA(v), so_size(v), size);
     if (!bad) return v;
     Py_DECREF(v);
     if (so_at_raise_first_bad(x, size, axis) == 0) {
