@@ -1,4 +1,4 @@
-"""The three scatter operations in plain NumPy, written to be read.
+"""The scatter operations and the group reductions in plain NumPy, written to be read.
 
 This is the executable form of the contract (``docs/contract.md``): the same
 signatures, checks and errors as the C-backed functions, checked by its own plain
@@ -9,14 +9,19 @@ that visits every update element in C order and applies
 
 with NumPy's own indexing (negative indices included) and ``ufunc.at``.  It is
 slow on purpose; the tests hold the C functions to it bit for bit.
+
+The group reductions (``group_reduce``, ``segment_reduce``, ``group_softmax``,
+``segment_softmax``) live in ``scatterops._reference_groups`` and are re-exported here.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from . import _reference_checks as _args
+from ._reference_groups import group_reduce, group_softmax, segment_reduce, segment_softmax
 
-__all__ = ["scatter_update", "scatter_nd", "scatter_elements"]
+__all__ = ["scatter_update", "scatter_nd", "scatter_elements",
+           "group_reduce", "segment_reduce", "group_softmax", "segment_softmax"]
 
 
 def _targets(call: _args.Call):
@@ -118,3 +123,4 @@ def scatter_elements(data, indices, updates, axis=0, *, reduction="none", includ
     """Reference ``scatter_elements``: the axis coordinate comes from indices, the others from the position."""
     return _run(_args.check("scatter_elements", data, indices, updates, axis, reduction, include_self, out,
                             mode), out)
+

@@ -17,3 +17,21 @@ def scatter_nd(data: npt.ArrayLike, indices: npt.ArrayLike, updates: npt.ArrayLi
 def scatter_elements(data: npt.ArrayLike, indices: npt.ArrayLike, updates: npt.ArrayLike,
                      axis: _Axis = ..., *, reduction: _Reduction = ..., include_self: bool = ..., mode: _Mode = ...,
                      out: np.ndarray[Any, Any] | None = ...) -> npt.NDArray[Any]: ...
+
+_Func = str | Any
+_GroupMode = Literal["raise", "drop"]
+
+def group_reduce(values: npt.ArrayLike, groups: npt.ArrayLike, func: _Func = ..., *,
+                 size: int | None = ..., axis: int = ..., fill_value: Any = ..., ddof: int = ...,
+                 dtype: npt.DTypeLike = ..., mode: _GroupMode = ...,
+                 out: np.ndarray[Any, Any] | None = ...) -> npt.NDArray[Any]: ...
+def segment_reduce(values: npt.ArrayLike, indptr: npt.ArrayLike, func: _Func = ..., *,
+                   axis: int = ..., fill_value: Any = ..., ddof: int = ...,
+                   dtype: npt.DTypeLike = ...,
+                   out: np.ndarray[Any, Any] | None = ...) -> npt.NDArray[Any]: ...
+def group_softmax(values: npt.ArrayLike, groups: npt.ArrayLike, *, size: int | None = ...,
+                  axis: int = ..., log: bool = ...,
+                  out: np.ndarray[Any, Any] | None = ...) -> npt.NDArray[np.floating[Any]]: ...
+def segment_softmax(values: npt.ArrayLike, indptr: npt.ArrayLike, *, axis: int = ...,
+                    log: bool = ...,
+                    out: np.ndarray[Any, Any] | None = ...) -> npt.NDArray[np.floating[Any]]: ...

@@ -227,13 +227,29 @@ for bad in (dict(reduction="nope"), dict(mode="nope"), dict(axis=5), dict(update
         pass
     else:
         raise AssertionError(f"{bad}: no error")
+from scatterops._reference_groups import FUNCS
+v = np.array([[1.0, np.nan], [3.0, -0.0], [-np.inf, 2.0]])
+for func in FUNCS:
+    R.group_reduce(v, [1, -1, 1], func, mode="drop")
+    R.segment_reduce(v, [0, 1, 3], func)
+R.group_softmax(v, [0, 1, 0], log=True)
+R.segment_softmax(v, [0, 2, 3])
+for bad in (dict(func="median"), dict(mode="wrap"), dict(groups=[0, 9, 0])):
+    kw = dict(dict(func="sum", groups=[0, 1, 0], size=2), **bad)
+    try:
+        R.group_reduce(v, kw.pop("groups"), kw.pop("func"), **kw)
+    except (ValueError, IndexError):
+        pass
+    else:
+        raise AssertionError(f"{bad}: no error")
 print("independent")
 '''
 
 
 def test_the_reference_reads_no_table_or_rule_from_the_core():
-    """scatterops.reference and the checks it uses run, errors included, with every name
-    of scatterops._core refused: the oracle's reading of the contract is its own."""
+    """scatterops.reference and the checks it uses run, errors included, the group reductions
+    too, with every name of scatterops._core refused: the oracle's reading of the contract is
+    its own."""
     import os
     import subprocess
     import sys
