@@ -59,6 +59,19 @@ def group_reduce(values: Any, groups: Any, func: Any = "sum", *, size: Any = Non
     ndarray
         ``values``' shape with ``axis`` replaced by ``size``.
 
+    Raises
+    ------
+    ValueError
+        An unknown func or mode, a shape that does not match, a bad ``fill_value`` for an
+        integer result, ``out`` of another shape.
+    TypeError
+        A func the values' dtype does not take, ids that are not integers, a ``dtype=`` the
+        func does not take, ``out`` of another dtype.
+    IndexError
+        An id outside ``[0, size)`` under ``mode="raise"``; nothing is written to ``out``.
+    numpy.exceptions.AxisError
+        ``axis`` out of range.
+
     Examples
     --------
     >>> import numpy as np
@@ -94,13 +107,35 @@ def segment_reduce(values: Any, indptr: Any, func: Any = "sum", *, axis: Any = 0
     indptr : array_like of int
         ``size + 1`` non-decreasing offsets with ``0 <= indptr[0]`` and
         ``indptr[-1] <= values.shape[axis]``.
-    func, axis, fill_value, ddof, dtype, out
+    func : str or NumPy function, optional
         As for `group_reduce`.
+    axis : int, optional
+        The axis along which the segments lie (default 0).
+    fill_value : scalar, optional
+        The result of an empty segment, as for `group_reduce`.
+    ddof : int, optional
+        As for `group_reduce`.
+    dtype : dtype, optional
+        As for `group_reduce`.
+    out : ndarray, optional
+        Written entirely: the result's shape and dtype.
 
     Returns
     -------
     ndarray
         ``values``' shape with ``axis`` replaced by ``len(indptr) - 1``.
+
+    Raises
+    ------
+    ValueError
+        An offset of ``indptr`` that breaks its rule (named by its position), an unknown
+        func, a bad ``fill_value`` for an integer result, ``out`` of another shape; nothing is
+        written to ``out``.
+    TypeError
+        A func the values' dtype does not take, offsets that are not integers, a ``dtype=``
+        the func does not take, ``out`` of another dtype.
+    numpy.exceptions.AxisError
+        ``axis`` out of range.
 
     Examples
     --------
@@ -133,16 +168,33 @@ def group_softmax(values: Any, groups: Any, *, size: Any = None, axis: Any = 0,
         The scores, rank >= 1.
     groups : array_like of int
         One group id per slice along ``axis``, each in ``[0, size)``.
-    size, axis, out
-        As for `group_reduce`.
+    size : int, optional
+        The number of groups (default ``groups.max() + 1``).
+    axis : int, optional
+        The axis along which the slices are grouped (default 0).
     log : bool, optional
         The log-softmax.
+    out : ndarray, optional
+        Written entirely: ``values``' shape and the computing dtype.
 
     Returns
     -------
     ndarray
         ``values``' shape, in the computing dtype (float64 for integer values; float16
         values give float16).
+
+    Raises
+    ------
+    ValueError
+        An unknown func or mode, a shape that does not match, a bad ``fill_value`` for an
+        integer result, ``out`` of another shape.
+    TypeError
+        A func the values' dtype does not take, ids that are not integers, a ``dtype=`` the
+        func does not take, ``out`` of another dtype.
+    IndexError
+        An id outside ``[0, size)`` ; nothing is written to ``out``.
+    numpy.exceptions.AxisError
+        ``axis`` out of range.
 
     Examples
     --------
@@ -165,13 +217,29 @@ def segment_softmax(values: Any, indptr: Any, *, axis: Any = 0, log: bool = Fals
         The scores, rank >= 1.
     indptr : array_like of int
         Offsets with ``indptr[0] == 0``, non-decreasing, ``indptr[-1] == values.shape[axis]``.
-    axis, log, out
-        As for `group_softmax`.
+    axis : int, optional
+        The axis along which the segments lie (default 0).
+    log : bool, optional
+        The log-softmax.
+    out : ndarray, optional
+        Written entirely: ``values``' shape and the computing dtype.
 
     Returns
     -------
     ndarray
         ``values``' shape, in the computing dtype.
+
+    Raises
+    ------
+    ValueError
+        An offset of ``indptr`` that breaks its rule (named by its position), an unknown
+        func, a bad ``fill_value`` for an integer result, ``out`` of another shape; nothing is
+        written to ``out``.
+    TypeError
+        A func the values' dtype does not take, offsets that are not integers, a ``dtype=``
+        the func does not take, ``out`` of another dtype.
+    numpy.exceptions.AxisError
+        ``axis`` out of range.
 
     Examples
     --------

@@ -150,14 +150,20 @@ MESSAGES: Dict[str, Tuple[type, _Text]] = {
                                           f"index < {f['size']})"),
     # the group reductions (csrc/py/groups_args.c, groups.c)
     "group_values_0d": (ValueError, lambda f: "values must have rank >= 1, got a 0-d array"),
-    "group_func_type": (TypeError, lambda f: "func must be a str or a NumPy function such as "
-                                             f"numpy.sum, got {f['got'].__name__}"),
+    "group_func_type": (TypeError, lambda f: f"func must be a str, one of {_GROUP_FUNCS}, or "
+                                             f"the NumPy function of one (numpy.sum, "
+                                             f"numpy.nanmax, ...), got {f['got']!r}"),
     "group_func_value": (ValueError, lambda f: f"func must be one of {_GROUP_FUNCS}, or its "
                                                f"NumPy function, got {f['got']!r}"),
     "group_func_dtype": (TypeError, lambda f: f"func={f['func']!r} is not defined for values of "
                                               f"dtype {f['dtype']}"),
-    "group_dtype": (TypeError, lambda f: f"dtype={f['dtype']} is not a result dtype of "
-                                         f"func={f['func']!r}"),
+    "group_dtype": (TypeError, lambda f: f"func={f['func']!r} takes no dtype={f['dtype']} "
+                                         "(argmax, argmin, count, any and all have a fixed "
+                                         "result dtype; mean, var, std and logsumexp compute in "
+                                         "float32, float64 or longdouble)"),
+    "group_dtype_cast": (TypeError, lambda f: f"values of dtype {f['from']} cannot be cast to "
+                                              f"dtype={f['to']} under the 'same_kind' rule"),
+    "group_log_type": (TypeError, lambda f: f"log must be a bool, got {f['got'].__name__}"),
     "group_int_type": (TypeError, lambda f: f"{f['name']} must be an int, got "
                                             f"{f['got'].__name__}"),
     "group_int_value": (ValueError, lambda f: f"{f['name']} must be a non-negative int, got "

@@ -13,7 +13,10 @@
  *   pass divides by s (log: less log(s)).
  * Segments are walked segment by segment, and split over threads by segment:
  * each cell is still summed in member order by one thread, so the bits do not
- * depend on the thread count.
+ * depend on the thread count.  Groups are split over threads by members only
+ * for the ops whose partial results join exactly (integer sum and product,
+ * max, min, argmax, argmin, first, last, any, all, count): each thread into
+ * its own partial, joined in member order.
  */
 #include "call/groups.h"
 #include "call/cost.h"
@@ -96,11 +99,11 @@ pass_scale(const pass *p, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g)
 }
 
 /* A share of a pass for one thread: segments [g0, g1) of every outer row, or
- * (groups) every member. */
+ * (groups) members [n0, n1). */
 typedef struct {
     const pass *p;
     so_poll *poll;
-    npy_intp g0, g1;
+    npy_intp g0, g1, n0, n1;
     int stopped;
 } share;
 
@@ -114,9 +117,9 @@ run_share(void *arg)
     npy_intp o, n0, g, done = 0;
     for (o = 0; o < L->outer; o++) {
         if (ip == NULL) {
-            for (n0 = 0; n0 < L->n; n0 += piece) {
+            for (n0 = s->n0; n0 < s->n1; n0 += piece) {
                 if (so_stopped(s->poll)) goto stop;
-                p->fn(p, o, n0, n0 + piece < L->n ? n0 + piece : L->n, -1);
+                p->fn(p, o, n0, n0 + piece < s->n1 ? n0 + piece : s->n1, -1);
             }
             continue;
         }
@@ -139,18 +142,74 @@ stop:
     return NULL;
 }
 
+/* Groups on n threads, each into its own partial result (thread 0 into the
+ * call's), members split into n ranges, the partials joined in member order:
+ * for the ops whose partials join exactly (kernels/group_combine.c).  1 if the
+ * poll stopped it, -1 out of memory. */
+static int
+run_partials(const pass *p, share *shares, int n, so_poll *poll)
+{
+    const so_group_loop *L = &p->L;
+    const npy_intp ncells = L->outer * L->size * L->inner, isz = so_group_itemsize(L->type);
+    const npy_intp ncnt = L->outer * L->size * (L->skipnan ? L->inner : 1);
+    const int boolean = L->op == SO_G_ANY || L->op == SO_G_ALL;
+    pass *passes = (pass *)calloc((size_t)n, sizeof(pass));
+    int t, stopped = 0, failed = passes == NULL;
+    for (t = 0; t < n && !failed; t++) {
+        passes[t] = *p;
+        shares[t].p = &passes[t];
+        shares[t].poll = poll;
+        shares[t].stopped = 0;
+        shares[t].n0 = L->n / n * t;
+        shares[t].n1 = t == n - 1 ? L->n : L->n / n * (t + 1);
+        if (t == 0) continue;
+        passes[t].L.res = (char *)calloc((size_t)(ncells > 0 ? ncells : 1), boolean ? 1 : (size_t)isz);
+        passes[t].L.cnt = (npy_intp *)calloc((size_t)(ncnt > 0 ? ncnt : 1), sizeof(npy_intp));
+        passes[t].L.pos = L->pos == NULL ? NULL
+                          : (npy_intp *)calloc((size_t)(ncells > 0 ? ncells : 1), sizeof(npy_intp));
+        failed = passes[t].L.res == NULL || passes[t].L.cnt == NULL ||
+                 (L->pos != NULL && passes[t].L.pos == NULL);
+        if (failed) break;
+        if (L->op == SO_G_ALL) memset(passes[t].L.res, 1, (size_t)ncells);
+        if (L->op == SO_G_PROD) so_group_ones(L->type, passes[t].L.res, ncells);
+    }
+    if (!failed) {
+        so_run_tasks_polled(run_share, shares, sizeof(share), n, poll);
+        for (t = 0; t < n; t++) stopped |= shares[t].stopped;
+        for (t = 1; t < n && !stopped; t++) so_group_combine(&passes[0].L, &passes[t].L, ncells, ncnt);
+    }
+    for (t = 1; passes != NULL && t < n; t++) {
+        free(passes[t].L.res);
+        free(passes[t].L.cnt);
+        free(passes[t].L.pos);
+    }
+    free(passes);
+    return failed ? -1 : stopped;
+}
+
 /* Run pass p over every member: segments split into up to nthreads shares of
- * about equal members, groups on one thread.  1 if the poll stopped it. */
+ * about equal members; groups on several threads where the op's partials join
+ * exactly and the members outnumber the cells (run_partials), else on one.
+ * 1 if the poll stopped it, -1 out of memory. */
 static int
 run_pass(const pass *p, int nthreads, so_poll *poll)
 {
     const npy_intp *ip = p->c->indptr, size = p->L.size;
-    share one = {p, poll, 0, size, 0}, *shares;
+    const npy_intp work = p->L.outer * p->L.n * p->L.inner;
+    const npy_intp ncells = p->L.outer * size * p->L.inner;
+    share one = {p, poll, 0, size, 0, p->L.n, 0}, *shares;
     int n = nthreads, t, stopped = 0;
     npy_intp members, g = 0;
-    if (ip == NULL || size < 2 || p->L.n * p->L.inner < 2 * SO_PIECE) n = 1;
-    if (n > size) n = (int)size;
+    const int partials = ip == NULL && p->fn == pass_members &&
+                         so_group_combines(p->L.op, p->L.type) && ncells * 4 <= work;
+    if ((ip == NULL && !partials) || work < 2 * SO_PIECE) n = 1;
+    if (ip != NULL && n > size) n = (int)size;
     shares = (share *)so_task_array(&one, sizeof(share), &n);
+    if (n > 1 && ip == NULL) {
+        stopped = run_partials(p, shares, n, poll);
+        so_task_array_free(shares, &one);
+        return stopped;
+    }
     if (n > 1) {
         members = ip[size] - ip[0];
         for (t = 0; t < n; t++) {
@@ -234,7 +293,7 @@ so_group_run(so_group_call *c, int nthreads, so_poll *poll)
         p.L.op = SO_G_MAX;
         break;
     }
-    if (run_pass(&p, nthreads, poll)) return 1;
+    if ((k = run_pass(&p, nthreads, poll)) != 0) return (int)k;
     switch (c->func) {
     case SO_GF_MEAN:
         so_group_divide(L0->type, p.L.res, c->cnt, ncells, per);
@@ -249,7 +308,7 @@ so_group_run(so_group_call *c, int nthreads, so_poll *poll)
         p.L.mean = c->scratch;
         p.L.op = SO_G_DEV;
         memset(p.L.res, 0, (size_t)(ncells * isz));
-        if (run_pass(&p, nthreads, poll)) return 1;
+        if ((k = run_pass(&p, nthreads, poll)) != 0) return (int)k;
         so_group_var(L0->type, p.L.res, c->cnt, ncells, per, c->ddof, c->func == SO_GF_STD);
         break;
     case SO_GF_LOGSUMEXP:

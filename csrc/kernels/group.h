@@ -14,7 +14,8 @@
 
 /* The computing types: one loop each (values of other dtypes are converted to
  * one of these before the loops read them). */
-enum so_group_type { SO_GT_I64, SO_GT_U64, SO_GT_F32, SO_GT_F64, SO_GT_LD, SO_GT_N };
+/* SO_GT_DT: datetime64 and timedelta64, int64 with NaT as the NaN. */
+enum so_group_type { SO_GT_I64, SO_GT_U64, SO_GT_F32, SO_GT_F64, SO_GT_LD, SO_GT_DT, SO_GT_N };
 
 /* What a member does to its cell.  SUM and PROD start from cells filled with
  * 0 and 1; the others take the first member of a cell as it is, by its count
@@ -44,6 +45,13 @@ typedef struct {
 /* group.c: members [n0, n1) of outer row o, each of group g (g >= 0: a
  * segment) or of gid[member] (g < 0). */
 void so_group_members(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g);
+
+/* group_combine.c: whether op on type has partial results that join exactly
+ * (so that threads may split a call's members); so_group_combine joins b, the
+ * partial of later members, into a: ncells cells, ncnt counts (a->op's) */
+int so_group_combines(int op, int type);
+void so_group_combine(const so_group_loop *a, const so_group_loop *b, npy_intp ncells,
+                      npy_intp ncnt);
 
 /* group_finish.c: the per-cell steps after the loops, cells of type t with
  * counts cnt (one per cell, or one per inner row of `inner` cells when inner

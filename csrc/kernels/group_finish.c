@@ -28,7 +28,7 @@ void
 so_group_ones(int t, char *cells, npy_intp ncells)
 {
     switch (t) {
-    case SO_GT_I64: ONES(npy_int64, cells, ncells); break;
+    case SO_GT_I64: case SO_GT_DT: ONES(npy_int64, cells, ncells); break;
     case SO_GT_U64: ONES(npy_uint64, cells, ncells); break;
     case SO_GT_F32: ONES(npy_float, cells, ncells); break;
     case SO_GT_F64: ONES(npy_double, cells, ncells); break;

@@ -14,7 +14,8 @@
 #define PY_UFUNC_UNIQUE_SYMBOL scatterops_UFUNC_API
 #include <numpy/ufuncobject.h>
 
-static const int type_nums[SO_GT_N] = {NPY_INT64, NPY_UINT64, NPY_FLOAT, NPY_DOUBLE, NPY_LONGDOUBLE};
+static const int type_nums[SO_GT_N] = {NPY_INT64, NPY_UINT64, NPY_FLOAT, NPY_DOUBLE, NPY_LONGDOUBLE,
+                                       NPY_INT64};
 
 /* The computing type that holds every value of d exactly and in order: the
  * compare-like funcs (max, min, first, last, argmax, argmin, any, all, count) */
@@ -25,6 +26,7 @@ wide_type(PyArray_Descr *d)
     case NPY_HALF: case NPY_FLOAT: return SO_GT_F32;
     case NPY_DOUBLE: return SO_GT_F64;
     case NPY_LONGDOUBLE: return SO_GT_LD;
+    case NPY_DATETIME: case NPY_TIMEDELTA: return SO_GT_DT;
     default: return PyTypeNum_ISUNSIGNED(d->type_num) ? SO_GT_U64 : SO_GT_I64;
     }
 }
@@ -64,6 +66,40 @@ ufunc_loop(const char *name, int t, so_group_ufunc_loop *u)
     return -1;
 }
 
+/* Whether values of dtype kind k take func f (the contract's table): real
+ * values every func; datetime64 / timedelta64 the compare-like ones */
+static int
+takes(int f, int k)
+{
+    if (k == 'b' || k == 'i' || k == 'u' || k == 'f') return 1;
+    if (k == 'M' || k == 'm') {
+        return f == SO_GF_MAX || f == SO_GF_MIN || f == SO_GF_ARGMAX || f == SO_GF_ARGMIN ||
+               f == SO_GF_FIRST || f == SO_GF_LAST || f == SO_GF_COUNT;
+    }
+    return 0;
+}
+
+/* Which dtype= a func takes: none for the funcs of a fixed result dtype; a
+ * computing dtype the loops have (float16 only for sum and prod) for the
+ * arithmetic ones; a real dtype to cast the result to for max, min, first and
+ * last. */
+static int
+dtype_allowed(int f, PyArray_Descr *dt)
+{
+    const int k = dt->kind, real = k == 'b' || k == 'i' || k == 'u' || k == 'f';
+    const int time = k == 'M' || k == 'm';
+    switch (f) {
+    case SO_GF_ARGMAX: case SO_GF_ARGMIN: case SO_GF_COUNT: case SO_GF_ANY: case SO_GF_ALL:
+        return 0;
+    case SO_GF_SUM: case SO_GF_PROD:
+        return real;
+    case SO_GF_MAX: case SO_GF_MIN: case SO_GF_FIRST: case SO_GF_LAST:
+        return real || time;
+    default:
+        return k == 'f' && dt->type_num != NPY_HALF;
+    }
+}
+
 /* The dtype table: the member dtype (*md, NULL: the values' own), the
  * computing type, the result array's type and dtype (*rd): 0, or -1 raised. */
 typedef struct {
@@ -77,11 +113,14 @@ choose_types(so_group_args *a, so_group_types *t)
     PyArray_Descr *vd = PyArray_DESCR(a->values), *dt = a->dtype;
     const int f = a->func, vk = vd->kind;
     memset(t, 0, sizeof *t);
-    if ((vk != 'b' && vk != 'i' && vk != 'u' && vk != 'f') || (vk == 'b' && a->skipnan)) {
+    if (!takes(f, vk) || (vk != 'i' && vk != 'u' && vk != 'f' && a->skipnan)) {
         return so_fail("group_func_dtype", a->name, "{sOsO}", "func", a->func_name, "dtype", (PyObject *)vd);
     }
-    if (dt != NULL && dt->kind != 'b' && dt->kind != 'i' && dt->kind != 'u' && dt->kind != 'f') {
+    if (dt != NULL && !dtype_allowed(f, dt)) {
         return so_fail("group_dtype", a->name, "{sOsO}", "func", a->func_name, "dtype", (PyObject *)dt);
+    }
+    if (dt != NULL && !PyArray_CanCastTypeTo(vd, dt, NPY_SAME_KIND_CASTING)) {
+        return so_fail("group_dtype_cast", a->name, "{sOsO}", "from", (PyObject *)vd, "to", (PyObject *)dt);
     }
     switch (f) {
     case SO_GF_SUM: case SO_GF_PROD:
@@ -100,9 +139,6 @@ choose_types(so_group_args *a, so_group_types *t)
         break;
     case SO_GF_MEAN: case SO_GF_VAR: case SO_GF_STD: case SO_GF_LOGSUMEXP: case SO_GF_SOFTMAX:
     case SO_GF_LOG_SOFTMAX:
-        if (dt != NULL && dt->kind != 'f') {
-            return so_fail("group_dtype", a->name, "{sOsO}", "func", a->func_name, "dtype", (PyObject *)dt);
-        }
         if (dt != NULL) {
             Py_INCREF(dt);
             t->rd = dt;
@@ -114,10 +150,21 @@ choose_types(so_group_args *a, so_group_types *t)
         break;
     default:
         t->ct = wide_type(vd);
-        t->rd = dt != NULL ? (Py_INCREF(dt), dt)
-                : PyArray_DescrFromType(f == SO_GF_ARGMAX || f == SO_GF_ARGMIN || f == SO_GF_COUNT
-                                        ? NPY_INTP : f == SO_GF_ANY || f == SO_GF_ALL ? NPY_BOOL
-                                        : vd->type_num);
+        if (dt != NULL) {
+            Py_INCREF(dt);
+            t->rd = dt;
+        }
+        else if (f == SO_GF_ARGMAX || f == SO_GF_ARGMIN || f == SO_GF_COUNT) {
+            t->rd = PyArray_DescrFromType(NPY_INTP);
+        }
+        else if (f == SO_GF_ANY || f == SO_GF_ALL) {
+            t->rd = PyArray_DescrFromType(NPY_BOOL);
+        }
+        else {
+            /* the values' dtype (its unit, for datetime64), in native byte order */
+            t->rd = PyArray_DescrNewByteorder(vd, NPY_NATIVE);
+        }
+        if (t->rd == NULL) return -1;
         break;
     }
     t->rt = f == SO_GF_ARGMAX || f == SO_GF_ARGMIN || f == SO_GF_COUNT ? NPY_INTP
@@ -213,6 +260,7 @@ group_run(so_group_args *a, PyObject *out, int nthreads)
     if (!softmax) dims[a->axis] = a->size;
     if (so_group_check_out(a, out, nd, dims, t.rd) < 0) goto done;
     if (!softmax && (fill = so_group_fill(a, t.rd)) == NULL) goto done;
+    if (so_group_check_ids(a) < 0) goto done;
     if ((v = values_3d(a, &t, &outer, &inner, st)) == NULL) goto done;
     if ((r = (PyArrayObject *)PyArray_SimpleNew(nd, dims, t.rt)) == NULL) goto done;
     if (a->gid == NULL && (softmax || a->func == SO_GF_LOGSUMEXP) &&
@@ -254,8 +302,7 @@ group_run(so_group_args *a, PyObject *out, int nthreads)
         goto done;
     }
     if (!PyArray_EquivTypes(PyArray_DESCR(r), t.rd)) {
-        Py_INCREF(t.rd);
-        if ((cast = (PyArrayObject *)PyArray_CastToType(r, t.rd, 0)) == NULL) goto done;
+        if ((cast = so_group_quiet_cast(r, t.rd)) == NULL) goto done;
         Py_SETREF(r, cast);
     }
     if (!softmax) so_group_fill_empty(&c, PyArray_BYTES(r), PyArray_ITEMSIZE(r), PyArray_BYTES(fill));
@@ -281,11 +328,11 @@ done:
 PyObject *
 so_py_group(PyObject *self, PyObject *args)
 {
-    int kind, log;
-    PyObject *values, *ids, *func, *size, *axis, *fill, *ddof, *dtype, *mode, *out, *result;
+    int kind;
+    PyObject *values, *ids, *func, *size, *axis, *fill, *ddof, *dtype, *mode, *out, *log, *result;
     so_group_args a;
     (void)self;
-    if (!PyArg_ParseTuple(args, "iOOOOOOOOOOp:group", &kind, &values, &ids, &func, &size, &axis,
+    if (!PyArg_ParseTuple(args, "iOOOOOOOOOOO:group", &kind, &values, &ids, &func, &size, &axis,
                           &fill, &ddof, &dtype, &mode, &out, &log)) {
         return NULL;
     }
@@ -293,7 +340,11 @@ so_py_group(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "group: unknown kind");
         return NULL;
     }
-    if (so_group_args_parse(&a, kind, values, ids, func, size, axis, ddof, dtype, mode, out, log) < 0) {
+    if (!PyBool_Check(log) && !PyArray_IsScalar(log, Bool)) {
+        return so_fail("group_log_type", so_group_names[kind], "{sO}", "got", (PyObject *)Py_TYPE(log)), NULL;
+    }
+    if (so_group_args_parse(&a, kind, values, ids, func, size, axis, ddof, dtype, mode, out,
+                            PyObject_IsTrue(log)) < 0) {
         so_group_args_clear(&a);
         return NULL;
     }

@@ -25,34 +25,33 @@ parse_func(so_group_args *a, PyObject *func)
 {
     PyObject *name = func;
     const char *s;
-    int f;
-    if (!PyUnicode_Check(func)) {
-        if (!PyCallable_Check(func)) {
-            return so_fail("group_func_type", a->name, "{sO}", "got", (PyObject *)Py_TYPE(func));
-        }
-        name = PyObject_GetAttrString(func, "__name__");
+    int f, callable = !PyUnicode_Check(func);
+    if (callable) {
+        name = PyCallable_Check(func) ? PyObject_GetAttrString(func, "__name__") : NULL;
         if (name == NULL || !PyUnicode_Check(name)) {
             PyErr_Clear();
             Py_XDECREF(name);
-            return so_fail("group_func_value", a->name, "{sO}", "got", func);
+            return so_fail("group_func_type", a->name, "{sO}", "got", func);
         }
         a->owned_name = name;
     }
     a->func_name = name;
     s = PyUnicode_AsUTF8(name);
     if (s == NULL) return -1;
-    if (strcmp(s, "amax") == 0) s = "max";
-    if (strcmp(s, "amin") == 0) s = "min";
-    if (strcmp(s, "nanamax") == 0) s = "nanmax";
-    if (strcmp(s, "nanamin") == 0) s = "nanmin";
+    /* NumPy's functions by their names: np.amax is "amax" */
+    if (callable && strcmp(s, "amax") == 0) s = "max";
+    if (callable && strcmp(s, "amin") == 0) s = "min";
     a->skipnan = strncmp(s, "nan", 3) == 0;
     if (a->skipnan) s += 3;
     for (f = 0; f < SO_GF_SOFTMAX; f++) {
-        if (strcmp(s, func_names[f]) == 0 && (!a->skipnan || has_nan[f])) {
+        if (strcmp(s, func_names[f]) == 0 && (!a->skipnan || has_nan[f]) &&
+                (!callable || (f != SO_GF_FIRST && f != SO_GF_LAST && f != SO_GF_COUNT &&
+                               f != SO_GF_LOGSUMEXP))) {
             a->func = f;
             return 0;
         }
     }
+    if (callable) return so_fail("group_func_type", a->name, "{sO}", "got", func);
     return so_fail("group_func_value", a->name, "{sO}", "got", func);
 }
 
@@ -131,6 +130,7 @@ parse_groups(so_group_args *a, PyObject *groups, PyObject *size, int drop)
     const npy_intp n = PyArray_DIM(a->values, a->axis);
     const npy_intp *g;
     npy_intp k, m, len;
+    (void)drop;
     a->gid = parse_ids(a, "groups", groups, 0);
     if (a->gid == NULL) return -1;
     len = PyArray_DIM(a->gid, 0);
@@ -148,7 +148,18 @@ parse_groups(so_group_args *a, PyObject *groups, PyObject *size, int drop)
         }
         a->size = m + 1;
     }
-    if (drop) return 0;
+    a->drop = drop;
+    return 0;
+}
+
+int
+so_group_check_ids(const so_group_args *a)
+{
+    const npy_intp *g;
+    npy_intp k, len;
+    if (a->drop || a->indptr != NULL) return 0;
+    g = (const npy_intp *)PyArray_DATA(a->gid);
+    len = PyArray_DIM(a->gid, 0);
     for (k = 0; k < len; k++) {
         if ((npy_uintp)g[k] >= (npy_uintp)a->size) {
             return so_fail("group_id_range", a->name, "{snsnsn}", "pos", (Py_ssize_t)k, "value",
@@ -269,7 +280,6 @@ default_fill(const so_group_args *a, PyArray_Descr *rd)
     if (f == SO_GF_ANY || f == SO_GF_ALL) Py_RETURN_FALSE;
     if (f == SO_GF_ARGMAX || f == SO_GF_ARGMIN) return PyLong_FromLong(-1);
     if (f == SO_GF_LOGSUMEXP) return PyFloat_FromDouble(-Py_HUGE_VAL);
-    if (rd->kind == 'M' || rd->kind == 'm') return PyUnicode_FromString("NaT");
     if (rd->kind == 'b' || rd->kind == 'i' || rd->kind == 'u') return PyLong_FromLong(0);
     return PyFloat_FromDouble(Py_NAN);
 }
@@ -282,7 +292,7 @@ check_int_fill(const so_group_args *a, PyObject *fill, PyArrayObject *fa, PyArra
     PyObject *item, *lo, *hi, *as_int = NULL;
     int bad = 0;
     const int bits = (int)PyDataType_ELSIZE(rd) * 8;
-    if (rd->kind != 'i' && rd->kind != 'u') return 0;
+    if (rd->kind != 'i' && rd->kind != 'u' && rd->kind != 'b') return 0;
     if (PyArray_DESCR(fa)->kind == 'c' || PyArray_DESCR(fa)->kind == 'O' ||
             PyArray_DESCR(fa)->kind == 'f' || PyArray_DESCR(fa)->kind == 'i' ||
             PyArray_DESCR(fa)->kind == 'u' || PyArray_DESCR(fa)->kind == 'b') {
@@ -296,7 +306,11 @@ check_int_fill(const so_group_args *a, PyObject *fill, PyArrayObject *fa, PyArra
         else if (PyFloat_Check(item) || PyLong_Check(item)) as_int = PyNumber_Long(item);
         Py_DECREF(item);
         if (!bad && as_int != NULL) {
-            if (rd->kind == 'i') {
+            if (rd->kind == 'b') {
+                lo = PyLong_FromLong(0);
+                hi = PyLong_FromLong(1);
+            }
+            else if (rd->kind == 'i') {
                 lo = PyLong_FromLongLong(-(1LL << (bits - 2)) * 2);
                 hi = PyLong_FromUnsignedLongLong((1ULL << (bits - 1)) - 1);
             }
@@ -323,6 +337,41 @@ check_int_fill(const so_group_args *a, PyObject *fill, PyArrayObject *fa, PyArra
 }
 
 PyArrayObject *
+so_group_quiet_cast(PyArrayObject *a, PyArray_Descr *rd)
+{
+    PyObject *np = PyImport_ImportModule("numpy"), *errstate = NULL, *none = NULL, *kw = NULL;
+    PyObject *es = NULL, *entered = NULL, *left;
+    PyArrayObject *cast = NULL;
+    if (np != NULL) errstate = PyObject_GetAttrString(np, "errstate");
+    if (errstate != NULL) none = PyTuple_New(0);
+    if (none != NULL) kw = Py_BuildValue("{ss}", "all", "ignore");
+    if (kw != NULL) es = PyObject_Call(errstate, none, kw);
+    if (es != NULL) entered = PyObject_CallMethod(es, "__enter__", NULL);
+    if (entered != NULL) {
+        Py_INCREF(rd);
+        cast = (PyArrayObject *)PyArray_CastToType(a, rd, 0);
+        left = cast != NULL ? PyObject_CallMethod(es, "__exit__", "OOO", Py_None, Py_None, Py_None)
+                            : NULL;
+        if (cast != NULL && left == NULL) Py_CLEAR(cast);
+        Py_XDECREF(left);
+        if (cast == NULL) {
+            /* leave the errstate block, the error kept */
+            PyObject *t, *v, *tb;
+            PyErr_Fetch(&t, &v, &tb);
+            Py_XDECREF(PyObject_CallMethod(es, "__exit__", "OOO", Py_None, Py_None, Py_None));
+            PyErr_Restore(t, v, tb);
+        }
+    }
+    Py_XDECREF(np);
+    Py_XDECREF(errstate);
+    Py_XDECREF(none);
+    Py_XDECREF(kw);
+    Py_XDECREF(es);
+    Py_XDECREF(entered);
+    return cast;
+}
+
+PyArrayObject *
 so_group_fill(const so_group_args *a, PyArray_Descr *rd)
 {
     PyObject *fill = a->fill_value;
@@ -346,8 +395,7 @@ so_group_fill(const so_group_args *a, PyArray_Descr *rd)
         cast = NULL;
     }
     else {
-        Py_INCREF(rd);
-        cast = (PyArrayObject *)PyArray_CastToType(fa, rd, 0);
+        cast = so_group_quiet_cast(fa, rd);
     }
     Py_DECREF(fa);
     if (owned) Py_DECREF(fill);

@@ -25,6 +25,7 @@ typedef struct {
     PyArrayObject *indptr;      /* owned: C-contiguous intp offsets (a copy), or NULL */
     npy_intp size;
     npy_intp ddof;
+    int drop;                   /* mode="drop" */
     PyArray_Descr *dtype;       /* owned: dtype=, or NULL */
     PyObject *fill_value;       /* borrowed: None for the default */
     PyArrayObject *out;         /* owned: the checked out, or NULL */
@@ -36,11 +37,18 @@ int so_group_args_parse(so_group_args *a, int kind, PyObject *values, PyObject *
                         PyObject *func, PyObject *size, PyObject *axis, PyObject *ddof,
                         PyObject *dtype, PyObject *mode, PyObject *out, int log);
 void so_group_args_clear(so_group_args *a);
+/* groups_args.c: under mode="raise", the IndexError of the first id outside
+[0, size) (-1), else 0 -- the last check, as the reference makes it */
+int so_group_check_ids(const so_group_args *a);
 /* groups_args.c: out (a->out) checked against the result's shape and dtype */
 int so_group_check_out(so_group_args *a, PyObject *out, int nd, const npy_intp *dims,
                        PyArray_Descr *rd);
 /* groups_args.c: the fill value's bytes as dtype rd (a 0-d array, new
  * reference): fill_value, or the func's default; NULL raised */
 PyArrayObject *so_group_fill(const so_group_args *a, PyArray_Descr *rd);
+/* groups_args.c: a cast to rd (a new C-ordered array) under
+ * np.errstate(all="ignore"): a result or a fill value rounds or overflows
+ * without a warning, as the loops do */
+PyArrayObject *so_group_quiet_cast(PyArrayObject *a, PyArray_Descr *rd);
 
 #endif
