@@ -345,3 +345,25 @@ def chunking(draw, size):
     cuts = sorted(draw(st.sets(st.integers(1, size - 1), min_size=1, max_size=size - 1)))
     edges = [0] + cuts + [size]
     return tuple(b - a for a, b in zip(edges, edges[1:]))
+
+
+def assert_lazy_as_top(top, lazy, same):
+    """A lazy (Dask) call against its top-level call: ``same(want, got)`` on the computed
+    result, or the same exception, class and message -- an IndexError (a bad index or id
+    value) when computed, any other error when the lazy call is made.  ``top()`` and
+    ``lazy()`` make the calls."""
+    import pytest
+    try:
+        want = top()
+    except Exception as exc:
+        if isinstance(exc, IndexError):          # a bad index value: raised when computed
+            result = lazy()
+            with pytest.raises(IndexError) as got:
+                result.compute(scheduler="threads")
+        else:                                    # anything else: raised at call time
+            with pytest.raises(type(exc)) as got:
+                lazy()
+        assert str(got.value) == str(exc)
+        return
+    result = lazy()
+    same(want, result)
