@@ -143,7 +143,8 @@ def measure_memory(key: str, index: int, threads: int, quick: bool) -> dict:
     """In this (fresh) process: the peak resident memory of implementation ``index`` of case
     ``key`` above its inputs (see the module's docstring)."""
     from .cases import all_cases
-    case = next(c for c in all_cases(quick) if c.key == key)
+    from .groups import group_cases
+    case = next(c for c in all_cases(quick) + group_cases(quick) if c.key == key)
     im = case.impls[index]
     for module in peers.MODULES[im.peer]:
         importlib.import_module(module)

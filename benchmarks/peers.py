@@ -28,6 +28,8 @@
   scatter-add in update order (``~``).  Its numba backend splits large calls over numba's thread
   pool (per-thread partial sums, combined at the end), so ``configure`` sets numba's thread count
   to the row's: one thread in the 1-thread rows, ``--threads`` in the others.
+* ``numbagg`` and ``pandas``: their group functions (``group_nansum``, ``groupby(...).sum()``,
+  ...), in the group reductions' cases only (``groups.py``).
 
 Every peer's build makes its first call itself where that call compiles (numba) or traces (JAX),
 so no timed call pays for it; ``run.py`` also calls every implementation twice before timing.
@@ -47,7 +49,8 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 #: column order; the subject comes last
-PEERS: List[str] = ["numpy", "torch", "onnxruntime", "openvino", "jax", "numba", "numpy_groupies"]
+PEERS: List[str] = ["numpy", "torch", "onnxruntime", "openvino", "jax", "numba", "numpy_groupies",
+                    "numbagg", "pandas"]
 SUBJECT = "scatterops"
 #: the modules each needs
 MODULES: Dict[str, Sequence[str]] = {
@@ -58,6 +61,8 @@ MODULES: Dict[str, Sequence[str]] = {
     "jax": ("jax", "jaxlib"),
     "numba": ("numba",),
     "numpy_groupies": ("numpy_groupies", "numba"),
+    "numbagg": ("numbagg",),
+    "pandas": ("pandas",),
     "scatterops": ("scatterops",),
 }
 
@@ -114,6 +119,9 @@ def configure(threads: int, peers: Sequence[str]) -> Dict[str, str]:
     if "numpy_groupies" in peers:
         import numpy_groupies
         versions["numpy_groupies"] = numpy_groupies.__version__
+    for name in ("numbagg", "pandas"):         # the group reductions' peers (-k groups)
+        if name in peers:
+            versions[name] = importlib.import_module(name).__version__
     if SUBJECT in peers:
         import scatterops
         scatterops.set_num_threads(threads)

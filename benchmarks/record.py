@@ -12,7 +12,7 @@ docs/performance.md from the latest records.  A record holds:
   ``load_average`` (at the start and at the end) and ``source`` (``"run"``, or how a record
   that no run wrote was made);
 * ``rows``: one per case, thread count and implementation: ``table`` (``main``: the cases of
-  every peer; ``v2``: the everyday calls; ``small``: the small calls; ``threads``), ``case`` (the
+  every peer; ``v2``: the everyday calls; ``small``: the small calls; ``threads``; ``groups``: the group reductions), ``case`` (the
   key ``-k`` takes), ``name``, ``threads``, ``peer``, ``label`` (the peer's API), ``role``
   (``subject``: scatterops; ``peer``; ``bar``: the NumPy call a small call is held to;
   ``spelling``: a NumPy spelling shown beside it; ``twin``: scatterops in another form in the
@@ -38,6 +38,8 @@ RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 
 
 def table_of(case) -> str:
+    if "groups" in case.tags:
+        return "groups"
     if case.target is not None:
         return "small"
     if case.out_size is not None:

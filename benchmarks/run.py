@@ -22,6 +22,11 @@ mean, ``include_self=False``, ``out=``, in place) against ``np.add.at``; the sam
 timed in the same rounds; in a table of their own (form, n, both times, their ratio, the
 target and whether it is reached: reported, never asserted).
 
+The group reductions (``groups.py``, ``-k groups``, run only when selected): sum, mean, max,
+argmax, var, first, logsumexp, softmax, rows and a sorted segment sum, at 1 CPU (the process
+pinned) and at ``--threads``, against NumPy, numpy_groupies, numbagg, pandas, torch, PyG and JAX,
+in a table of their own with the targets ``groups.py`` names.
+
 Then the performance-v2 cases (``sweep.py``, ``-k v2``): sizes swept from L1 to DRAM, histogram
 shapes, index dtypes, narrow rows, message passing, sorted indices and mean, each at 1 thread and at
 ``--threads``, in a table of their own with a target and pass / short per row (``targets.py``).
@@ -94,7 +99,7 @@ if __name__ == "__main__" and not __package__:
 
 import numpy as np
 
-from benchmarks import core, modes, peers, record, small as small_calls, targets
+from benchmarks import core, groups, modes, peers, record, small as small_calls, targets
 from benchmarks.cases import all_cases
 
 SUBJECT = peers.SUBJECT
@@ -572,8 +577,9 @@ V2_LEGEND = (
 
 
 def thread_counts(case: core.Case, threads: int) -> Tuple[int, ...]:
-    """The v2 cases run at 1 thread and at ``threads``; the others at ``threads``."""
-    return (1, threads) if case.out_size is not None and threads > 1 else (threads,)
+    """The v2 and group cases run at 1 thread and at ``threads``; the others at ``threads``."""
+    twice = case.out_size is not None or groups.TAG in case.tags
+    return (1, threads) if twice and threads > 1 else (threads,)
 
 
 def _cache_state(mode: str) -> str:
@@ -596,7 +602,8 @@ def _mode_header(busy_cpu: Optional[int]) -> str:
 def print_notes(rows: List[Row], columns: List[str], markdown: bool, out) -> None:
     for row in rows:
         notes = row_notes(row, columns)
-        key = row.case.key + (f" [{row.threads}t]" if row.case.out_size else "")
+        key = row.case.key + (f" [{row.threads}t]" if row.case.out_size or groups.TAG in row.case.tags
+                              else "")
         if markdown:
             print(f"- **{key}**: " + " · ".join(notes), file=out)
         else:
@@ -705,7 +712,11 @@ def make_record(rows: List[Row], head: str, versions: Dict[str, str], threads: i
     """The run's record for benchmarks/results/ (``record.py`` says what it holds)."""
     by_key = {(r.case.key, r.threads or 1): r for r in rows if r.case.out_size is not None}
 
+    by_group = {(r.case.key, r.threads or 1): r for r in rows if groups.TAG in r.case.tags}
+
     def target_of(row):
+        if groups.TAG in row.case.tags:
+            return groups.target(row, by_group)
         if row.case.target is not None:
             return small_target(row)
         if row.case.out_size is not None:
@@ -804,7 +815,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(head, file=log)
         for s in skipped:
             print(s, file=log)
-        cases = [c for c in all_cases(args.quick) if not args.pattern or selected(c, args.pattern)]
+        # the group reductions' cases run when -k selects them (-k groups)
+        cases = [c for c in all_cases(args.quick) + groups.group_cases(args.quick)
+                 if (selected(c, args.pattern) if args.pattern else groups.TAG not in c.tags)]
         if args.callers is not None:
             return run_callers(cases, args.callers, threads, repeat, target, available, head,
                                args.markdown)
@@ -816,10 +829,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         for case in cases:
             for n in thread_counts(case, threads):
                 peers.configure(n, available)
-                print(f"  {case.name}{f' [{n}t]' if case.out_size else ''} ...", end="", flush=True,
-                      file=log)
+                twice = case.out_size or groups.TAG in case.tags
+                print(f"  {case.name}{f' [{n}t]' if twice else ''} ...", end="", flush=True, file=log)
                 t0 = time.perf_counter()
-                rows.append(run_case(case, available, repeat, target, budget, pause=0.02))
+                # a group case's 1-thread row: the whole process on one CPU
+                with groups.pinned(n if groups.TAG in case.tags else 0):
+                    rows.append(run_case(case, available, repeat, target, budget, pause=0.02))
                 rows[-1].threads = n
                 pool = rows[-1].pool
                 print(f" {time.perf_counter() - t0:.1f} s" + (
@@ -855,7 +870,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     out = open(os.devnull, "w") if args.json == "-" else sys.stdout
     small = [r for r in rows if r.case.target is not None]
     v2 = [r for r in rows if r.case.out_size is not None]
-    rows_all, rows = rows, [r for r in rows if r.case.target is None and r.case.out_size is None]
+    grouped = [r for r in rows if groups.TAG in r.case.tags]
+    rows_all, rows = rows, [r for r in rows if r.case.target is None and r.case.out_size is None
+                            and groups.TAG not in r.case.tags]
     if args.markdown:
         print(f"**scatterops benchmark** — {head}", file=out)
         print(file=out)
@@ -888,6 +905,18 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"{passed} of {judged} rows reach their target. " + V2_LEGEND, file=out)
         print(file=out)
         print_notes(v2, columns, args.markdown, out)
+    if grouped:
+        if rows or v2:
+            print(file=out)
+        text, passed, judged = groups.table(grouped, columns, cell, grid)
+        print(("**Group reductions**" if args.markdown else "Group reductions") + " (-k groups): "
+              "each case at 1 CPU and at --threads", file=out)
+        print(file=out)
+        print(text, file=out)
+        print(file=out)
+        print(f"{passed} of {judged} rows reach their targets. " + groups.LEGEND, file=out)
+        print(file=out)
+        print_notes(grouped, columns, args.markdown, out)
     if small:
         if rows:
             print(file=out)

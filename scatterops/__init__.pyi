@@ -79,3 +79,7 @@ def segment_softmax(values: npt.ArrayLike, indptr: npt.ArrayLike, *, axis: int =
 @overload
 def segment_softmax(values: npt.ArrayLike, indptr: npt.ArrayLike, *, axis: int = ...,
                     log: bool = ..., out: _Out) -> _Out: ...
+def aggregate(group_idx: npt.ArrayLike, a: npt.ArrayLike, func: str | Any = ...,
+              size: int | tuple[int, ...] | None = ..., fill_value: Any = ..., order: Literal["C", "F"] = ...,
+              dtype: npt.DTypeLike = ..., axis: int | None = ..., out: np.ndarray[Any, Any] | None = ...,
+              **kwargs: Any) -> npt.NDArray[Any]: ...

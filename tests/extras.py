@@ -17,14 +17,17 @@ EXTRA_OF = {
     "nbformat": "notebook", "nbclient": "notebook", "ipykernel": "notebook",
     "matplotlib": "notebook",
     "dask": "dask", "distributed": "dask",
+    "numpy_groupies": "groups", "numba": "groups", "numbagg": "groups", "pandas": "groups",
+    "jax": "groups", "torch_geometric": "groups",
 }
 
 
-def skip_reason(module: str) -> str:
-    """What a test that needs module says when it skips."""
-    return f"needs {module}: pip install -e '.[{EXTRA_OF[module]}]'"
+def skip_reason(module: str, extra=None) -> str:
+    """What a test that needs module says when it skips (extra: one that installs it, when
+    several do and the test belongs to that one)."""
+    return f"needs {module}: pip install -e '.[{extra or EXTRA_OF[module]}]'"
 
 
-def need(module: str, minversion=None):
+def need(module: str, minversion=None, extra=None):
     """``pytest.importorskip(module)``, skipping with the extra that installs it."""
-    return pytest.importorskip(module, minversion=minversion, reason=skip_reason(module))
+    return pytest.importorskip(module, minversion=minversion, reason=skip_reason(module, extra))
