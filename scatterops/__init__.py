@@ -10,8 +10,11 @@ NumPy.  The contract is in docs/contract.md.
 from ._version import __version__
 from . import _settings  # noqa: F401  (the environment, set in the C core before any call)
 from ._api import scatter_elements, scatter_nd, scatter_update
+from ._aggregate import aggregate
 from ._at import at
+from ._groups import group_reduce, group_softmax, segment_reduce, segment_softmax
 from ._threads import get_num_threads, set_num_threads, threads
 
-__all__ = ["scatter_update", "scatter_nd", "scatter_elements", "at",
+__all__ = ["scatter_update", "scatter_nd", "scatter_elements", "at", "aggregate",
+           "group_reduce", "segment_reduce", "group_softmax", "segment_softmax",
            "set_num_threads", "get_num_threads", "threads", "__version__"]

@@ -1,4 +1,5 @@
-"""scatterops on Dask arrays: the three scatters as lazy ``dask.array.Array`` results.
+"""scatterops on Dask arrays: the three scatters and ``group_reduce`` as lazy
+``dask.array.Array`` results (``group_reduce`` lives in ``scatterops._dask_groups``).
 
 ``scatter_update``, ``scatter_nd`` and ``scatter_elements`` here take the arguments of the
 top-level functions (``out=`` aside: a lazy result has no place to write) and return a lazy
@@ -74,7 +75,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
 import scatterops
 from . import _core, _messages
 
-__all__ = ["scatter_update", "scatter_nd", "scatter_elements"]
+__all__ = ["scatter_update", "scatter_nd", "scatter_elements", "group_reduce"]
 
 # the core's kinds of call
 _UPDATE = _core.KINDS["scatter_update"]
@@ -559,3 +560,7 @@ def scatter_elements(data, indices, updates, axis=0, *, reduction="none", includ
     for the routing, the graph size and the memory per task."""
     return _scatter("scatter_elements", data, indices, updates, axis, reduction,
                     include_self, mode, out, chunks)
+
+
+# last: the group reduction builds on the routing helpers above
+from ._dask_groups import group_reduce  # noqa: E402

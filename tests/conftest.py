@@ -20,6 +20,7 @@
 """
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -61,3 +62,15 @@ def pytest_configure(config):
 # call can take is taken on any machine, busy or not: the bits of every strategy are tested
 # everywhere.  tests/test_cost_model.py turns it on to test the model itself.
 scatterops._core.set_cost_model(False)
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A 2-process distributed.LocalCluster on loopback, one thread a worker (the tests marked
+    ``cluster``); skips without the dask extra."""
+    from extras import need
+    distributed = need("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as c:
+        yield c

@@ -29,7 +29,7 @@ import dask.array as da    # noqa: E402
 import scatterops
 import scatterops.dask as sd
 from scatterops.strategies import assert_identical
-from strategies import chunking
+from strategies import assert_lazy_as_top, chunking
 
 FUNCS = ("scatter_update", "scatter_nd", "scatter_elements")
 REDUCTIONS = ("none", "add", "sub", "mul", "max", "min", "mean", "sum", "prod", "amax")
@@ -142,21 +142,10 @@ def _same_bits(want: np.ndarray, got: np.ndarray):
 
 @given(calls())
 def test_matches_the_top_level_function_bit_for_bit_or_raises_as_it_does(c):
-    try:
-        want = _top(c)
-    except Exception as exc:
-        if isinstance(exc, IndexError):          # a bad index value: raised when computed
-            lazy = _lazy(c)
-            with pytest.raises(IndexError) as got:
-                lazy.compute(scheduler="threads")
-        else:                                    # anything else: raised at call time
-            with pytest.raises(type(exc)) as got:
-                _lazy(c)
-        assert str(got.value) == str(exc)
-        return
-    lazy = _lazy(c)
-    assert lazy.chunks == da.from_array(c["data"], chunks=c["chunks"]).chunks
-    _same_bits(want, lazy.compute(scheduler="threads"))
+    def same(want, lazy):
+        assert lazy.chunks == da.from_array(c["data"], chunks=c["chunks"]).chunks
+        _same_bits(want, lazy.compute(scheduler="threads"))
+    assert_lazy_as_top(lambda: _top(c), lambda: _lazy(c), same)
 
 
 # ----------------------------------------------------------------------------- fixed cases
@@ -310,15 +299,6 @@ def test_each_task_runs_its_core_call_under_a_thread_local_count(monkeypatch):
 
 
 # ----------------------------------------------------------------------------- a real cluster
-
-@pytest.fixture(scope="module")
-def client():
-    distributed = need("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as c:
-        yield c
-
 
 def _big_case(seed=0):
     rng = np.random.default_rng(seed)
