@@ -12,7 +12,9 @@ from . import _settings  # noqa: F401  (the environment, set in the C core befor
 from ._api import scatter_elements, scatter_nd, scatter_update
 from ._aggregate import aggregate
 from ._at import at
+from ._groups import group_reduce, group_softmax, segment_reduce, segment_softmax
 from ._threads import get_num_threads, set_num_threads, threads
 
-__all__ = ["scatter_update", "scatter_nd", "scatter_elements", "at", "aggregate",
+__all__ = ["scatter_update", "scatter_nd", "scatter_elements", "at",
+           "group_reduce", "segment_reduce", "group_softmax", "segment_softmax", "aggregate",
            "set_num_threads", "get_num_threads", "threads", "__version__"]

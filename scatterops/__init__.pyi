@@ -48,3 +48,38 @@ def aggregate(group_idx: npt.ArrayLike, a: npt.ArrayLike, func: str | Any = ...,
               size: int | tuple[int, ...] | None = ..., fill_value: Any = ..., order: Literal["C", "F"] = ...,
               dtype: npt.DTypeLike = ..., axis: int | None = ..., out: np.ndarray[Any, Any] | None = ...,
               **kwargs: Any) -> npt.NDArray[Any]: ...
+
+_GroupFunc = Literal["sum", "prod", "max", "min", "mean", "var", "std", "argmax", "argmin",
+                     "first", "last", "any", "all", "count", "logsumexp", "nansum", "nanprod",
+                     "nanmax", "nanmin", "nanmean", "nanvar", "nanstd", "nanargmax",
+                     "nanargmin", "nanfirst", "nanlast", "nancount"]
+_GroupMode = Literal["raise", "drop"]
+
+@overload
+def group_reduce(values: npt.ArrayLike, groups: npt.ArrayLike, func: _GroupFunc | Any = ..., *,
+                 size: int | None = ..., axis: int = ..., fill_value: Any = ..., ddof: int = ...,
+                 dtype: npt.DTypeLike = ..., mode: _GroupMode = ..., out: None = ...) -> npt.NDArray[Any]: ...
+@overload
+def group_reduce(values: npt.ArrayLike, groups: npt.ArrayLike, func: _GroupFunc | Any = ..., *,
+                 size: int | None = ..., axis: int = ..., fill_value: Any = ..., ddof: int = ...,
+                 dtype: npt.DTypeLike = ..., mode: _GroupMode = ..., out: _Out) -> _Out: ...
+@overload
+def segment_reduce(values: npt.ArrayLike, indptr: npt.ArrayLike, func: _GroupFunc | Any = ..., *,
+                   axis: int = ..., fill_value: Any = ..., ddof: int = ..., dtype: npt.DTypeLike = ...,
+                   out: None = ...) -> npt.NDArray[Any]: ...
+@overload
+def segment_reduce(values: npt.ArrayLike, indptr: npt.ArrayLike, func: _GroupFunc | Any = ..., *,
+                   axis: int = ..., fill_value: Any = ..., ddof: int = ..., dtype: npt.DTypeLike = ...,
+                   out: _Out) -> _Out: ...
+@overload
+def group_softmax(values: npt.ArrayLike, groups: npt.ArrayLike, *, size: int | None = ...,
+                  axis: int = ..., log: bool = ..., out: None = ...) -> npt.NDArray[Any]: ...
+@overload
+def group_softmax(values: npt.ArrayLike, groups: npt.ArrayLike, *, size: int | None = ...,
+                  axis: int = ..., log: bool = ..., out: _Out) -> _Out: ...
+@overload
+def segment_softmax(values: npt.ArrayLike, indptr: npt.ArrayLike, *, axis: int = ...,
+                    log: bool = ..., out: None = ...) -> npt.NDArray[Any]: ...
+@overload
+def segment_softmax(values: npt.ArrayLike, indptr: npt.ArrayLike, *, axis: int = ...,
+                    log: bool = ..., out: _Out) -> _Out: ...

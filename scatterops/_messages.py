@@ -60,6 +60,17 @@ def _reduction_dtype(f: Dict[str, Any]) -> str:
     return f"reduction={shown} is not defined for dtype {f['dtype']} ({what})"
 
 
+_GROUP_FUNCS = ("sum, prod, max, min, mean, var, std, argmax, argmin, first, last, any, all, "
+                "count, logsumexp, the nan-variants nansum ... nanlast and nancount")
+
+
+def _indptr_value(f: Dict[str, Any]) -> str:
+    rule = ("indptr[0] == 0, non-decreasing, indptr[-1] == values.shape[axis]" if f["cover"]
+            else "0 <= indptr[0], non-decreasing, indptr[-1] <= values.shape[axis]")
+    return (f"indptr[{f['pos']}] = {f['value']} breaks the rule {rule} "
+            f"(values.shape[axis] = {f['n']})")
+
+
 # code -> (exception class, message after "func: " or "func()", from the fields)
 _Text = Callable[[Dict[str, Any]], str]
 MESSAGES: Dict[str, Tuple[type, _Text]] = {
@@ -137,6 +148,48 @@ MESSAGES: Dict[str, Tuple[type, _Text]] = {
                                           f"{f['value']} is out of bounds for axis {f['axis']} of "
                                           f"data with size {f['size']} (valid: -{f['size']} <= "
                                           f"index < {f['size']})"),
+    # the group reductions (csrc/py/groups_args.c, groups.c)
+    "group_values_0d": (ValueError, lambda f: "values must have rank >= 1, got a 0-d array"),
+    "group_func_type": (TypeError, lambda f: f"func must be a str, one of {_GROUP_FUNCS}, or "
+                                             f"the NumPy function of one (numpy.sum, "
+                                             f"numpy.nanmax, ...), got {f['got']!r}"),
+    "group_func_value": (ValueError, lambda f: f"func must be one of {_GROUP_FUNCS}, or its "
+                                               f"NumPy function, got {f['got']!r}"),
+    "group_func_dtype": (TypeError, lambda f: f"func={f['func']!r} is not defined for values of "
+                                              f"dtype {f['dtype']}"),
+    "group_dtype": (TypeError, lambda f: f"func={f['func']!r} takes no dtype={f['dtype']} "
+                                         "(argmax, argmin, count, any and all have a fixed "
+                                         "result dtype; mean, var, std and logsumexp compute in "
+                                         "float32, float64 or longdouble)"),
+    "group_dtype_cast": (TypeError, lambda f: f"values of dtype {f['from']} cannot be cast to "
+                                              f"dtype={f['to']} under the 'same_kind' rule"),
+    "group_log_type": (TypeError, lambda f: f"log must be a bool, got {f['got'].__name__}"),
+    "group_int_type": (TypeError, lambda f: f"{f['name']} must be an int, got "
+                                            f"{f['got'].__name__}"),
+    "group_int_value": (ValueError, lambda f: f"{f['name']} must be a non-negative int, got "
+                                              f"{f['got']!r}"),
+    "group_ids_dtype": (TypeError, lambda f: f"{f['name']} must have an integer dtype (int8 to "
+                                             f"uint64), got {f['dtype']}"),
+    "group_ids_rank": (ValueError, lambda f: f"{f['name']} must be 1-D, got shape {f['shape']}"),
+    "group_ids_length": (ValueError, lambda f: f"groups has {f['got']} ids, expected one per slice "
+                                               f"of values along axis {f['axis']}: {f['want']}"),
+    "group_id_range": (IndexError, lambda f: f"groups[{f['pos']}] = {f['value']} is outside "
+                                             f"[0, {f['size']}) (size={f['size']}); "
+                                             "mode='drop' leaves such slices out"),
+    "group_indptr_empty": (ValueError, lambda f: "indptr must hold at least one offset"),
+    "group_indptr_value": (ValueError, _indptr_value),
+    "group_mode_type": (TypeError, lambda f: "mode must be a str, 'raise' or 'drop', got "
+                                             f"{f['got'].__name__}"),
+    "group_mode_value": (ValueError, lambda f: f"mode must be 'raise' or 'drop', got "
+                                               f"{f['got']!r}"),
+    "group_out_shape": (ValueError, lambda f: f"out has shape {f['got']}, expected the result's "
+                                              f"shape {f['want']}"),
+    "group_out_dtype": (TypeError, lambda f: f"out has dtype {f['got']}, expected the result's "
+                                             f"dtype {f['want']}"),
+    "group_fill_value": (ValueError, lambda f: f"fill_value={f['got']!r} cannot be held by the "
+                                               f"result's integer dtype {f['dtype']}"),
+    "group_fill_shape": (ValueError, lambda f: f"fill_value must be a scalar, got shape "
+                                               f"{f['shape']}"),
 }
 
 # the errors of binding the argument list read "func() ...", as Python's own do

@@ -367,3 +367,61 @@ def assert_lazy_as_top(top, lazy, same):
         return
     result = lazy()
     same(want, result)
+
+
+# ---- group reductions (tests/test_groups.py) -------------------------------------------------
+
+#: the values' dtypes every func of the group reductions takes
+GROUP_DTYPES = ("float64", "float32", "float16", "longdouble", "int8", "int32", "int64",
+                "uint8", "uint16", "uint64", "bool")
+#: the special values drawn among the group values: NaN, ±inf, ±0 and small integers (ties)
+GROUP_SPECIALS = (np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.0)
+#: the layouts of a drawn values array
+GROUP_LAYOUTS = ("C", "F", "reversed", "strided", "byteswapped")
+
+
+def group_layout(a: np.ndarray, layout: str) -> np.ndarray:
+    """a, equal in value, in the memory layout named (GROUP_LAYOUTS)."""
+    if layout == "F":
+        return np.asfortranarray(a)
+    if layout == "reversed":
+        r = np.empty_like(a)[tuple(slice(None, None, -1) for _ in a.shape)]
+        r[...] = a
+        return r
+    if layout == "strided":
+        big = np.empty(tuple(2 * n for n in a.shape), a.dtype)
+        r = big[tuple(slice(None, None, 2) for _ in a.shape)]
+        r[...] = a
+        return r
+    if layout == "byteswapped" and a.dtype.itemsize > 1:
+        return a.astype(a.dtype.newbyteorder())
+    return np.ascontiguousarray(a)
+
+
+@st.composite
+def group_values(draw, dtypes=GROUP_DTYPES, max_dims=3, max_n=12):
+    """(values in some layout, axis): NaN, ±inf, ±0 and ties among random values."""
+    dtype = np.dtype(draw(st.sampled_from(dtypes)))
+    ndim = draw(st.integers(1, max_dims))
+    shape = tuple(draw(st.lists(st.integers(0 if ndim == 1 else 1, max_n if ndim == 1 else 4),
+                                min_size=ndim, max_size=ndim)))
+    n = int(np.prod(shape))
+    pool = st.one_of(st.sampled_from(GROUP_SPECIALS), st.floats(-1e3, 1e3, width=16))
+    raw = np.array(draw(st.lists(pool, min_size=n, max_size=n)), np.float64).reshape(shape)
+    if dtype.kind in "iu":
+        raw = np.nan_to_num(raw, nan=3, posinf=100, neginf=-100)
+        raw = np.round(np.abs(raw) if dtype.kind == "u" else raw)
+    with np.errstate(all="ignore"):
+        values = raw.astype(dtype)
+    axis = draw(st.integers(-ndim, ndim - 1))
+    return group_layout(values, draw(st.sampled_from(GROUP_LAYOUTS))), axis
+
+
+@st.composite
+def group_ids(draw, n, drop=False):
+    """(groups, size): n ids in [0, size), with -1 among them under mode="drop"."""
+    size = draw(st.integers(0 if drop or n == 0 else 1, 6))
+    lo = -1 if drop else 0
+    ids = draw(st.lists(st.integers(lo, max(size - 1, lo)), min_size=n, max_size=n))
+    dtype = draw(st.sampled_from(("int64", "int32", "int8") + (() if drop else ("uint16",))))
+    return np.array(ids, dtype), size

@@ -126,6 +126,7 @@ so_py_set_stream_copy_min(PyObject *self, PyObject *arg)
 }
 
 PyObject *so_py_at(PyObject *module, PyObject *const *args, Py_ssize_t nargs);   /* at_entry.c */
+PyObject *so_py_group(PyObject *self, PyObject *args);                           /* groups.c */
 
 static PyMethodDef so_methods[] = {
     {"make_public", so_make_public, METH_VARARGS,
@@ -209,6 +210,10 @@ static PyMethodDef so_methods[] = {
     {"route", so_py_route, METH_VARARGS,
      "route(indices, sizes, starts, mode, local_dtype, payloads, elements, /)\n--\n\n"
      "scatterops.dask: one chunk's updates grouped by the block they land in (route.c)."},
+    {"group", so_py_group, METH_VARARGS,
+     "group(kind, values, ids, func, size, axis, fill_value, ddof, dtype, mode, out, log, /)\n--\n\n"
+     "The group reductions of scatterops._groups, by kind: 0 group_reduce, 1 segment_reduce,\n"
+     "2 group_softmax, 3 segment_softmax (ids: the groups or indptr) (groups.c)."},
     {"output_cache_info", so_output_cache_info, METH_NOARGS,
      "output_cache_info()\n--\n\nThe cache of freed output blocks: limit, blocks, bytes, hits, misses."},
     {NULL, NULL, 0, NULL}

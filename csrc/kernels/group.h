@@ -1,0 +1,84 @@
+/*
+ * kernels/group.h: the loops of a group reduction -- what the members of a
+ * group do to its cells.  Values are read as a 3-D strided array (outer, n
+ * members, inner) of one computing type; a cell is (outer row, group, inner
+ * position), and the cells of a call are one C-ordered array (outer, size,
+ * inner).  Each cell takes its members in member order, one at a time: that
+ * order is the result's definition, so the loops never reorder it.  The call
+ * layer (call/groups.c) decides what to run; these loops decide nothing.
+ */
+#ifndef SO_KERNELS_GROUP_H
+#define SO_KERNELS_GROUP_H
+
+#include "base/base.h"
+
+/* The computing types: one loop each (values of other dtypes are converted to
+ * one of these before the loops read them). */
+/* SO_GT_DT: datetime64 and timedelta64, int64 with NaT as the NaN. */
+enum so_group_type { SO_GT_I64, SO_GT_U64, SO_GT_F32, SO_GT_F64, SO_GT_LD, SO_GT_DT, SO_GT_N };
+
+/* What a member does to its cell.  SUM and PROD start from cells filled with
+ * 0 and 1; the others take the first member of a cell as it is, by its count
+ * (cnt 0: not yet started).  *_HALF: float16 arithmetic in a float32 cell,
+ * rounded to float16 after each member.  DEV: the sum of (x - mean)^2 with the
+ * means in `mean`.  ANY, ALL write npy_bool cells; COUNT only counts. */
+enum so_group_op {
+    SO_G_SUM, SO_G_SUM_HALF, SO_G_PROD, SO_G_PROD_HALF, SO_G_MAX, SO_G_MIN, SO_G_FIRST,
+    SO_G_LAST, SO_G_ARGMAX, SO_G_ARGMIN, SO_G_ANY, SO_G_ALL, SO_G_COUNT, SO_G_DEV, SO_G_NOPS
+};
+
+typedef struct {
+    const char *v;              /* values: (outer, n, inner), byte strides so, sn, si */
+    npy_intp outer, n, inner;
+    npy_intp so, sn, si;
+    const npy_intp *gid;        /* the group of each member; outside [0, size): none */
+    npy_intp size;              /* groups */
+    int type;                   /* SO_GT_* */
+    int op;                     /* SO_G_* */
+    int skipnan;                /* a NaN member counts as absent (the nan-variants) */
+    char *res;                  /* cells of the computing type (ANY, ALL: npy_bool) */
+    npy_intp *pos;              /* ARGMAX, ARGMIN: the member index of each cell's best */
+    npy_intp *cnt;              /* members so far: per cell when skipnan, else per (outer, group) */
+    const char *mean;           /* DEV: the mean of each cell */
+} so_group_loop;
+
+/* group.c: members [n0, n1) of outer row o, each of group g (g >= 0: a
+ * segment) or of gid[member] (g < 0). */
+void so_group_members(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g);
+
+/* group_combine.c: whether op on type has partial results that join exactly
+ * (so that threads may split a call's members); so_group_combine joins b, the
+ * partial of later members, into a: ncells cells, ncnt counts (a->op's) */
+int so_group_combines(int op, int type);
+void so_group_combine(const so_group_loop *a, const so_group_loop *b, npy_intp ncells,
+                      npy_intp ncnt);
+
+/* group_finish.c: the per-cell steps after the loops, cells of type t with
+ * counts cnt (one per cell, or one per inner row of `inner` cells when inner
+ * is given; the loops' cnt layout):
+ * divide: cell /= count (converted to t) -- the mean;
+ * var: cell /= (count - ddof), NaN where that is <= 0; with sqrt: std;
+ * lse: cell = m + logs (m the max, logs = log of the sum), the rules of ±inf
+ * and NaN maxima; empty cells are left alone (the fill comes later). */
+void so_group_divide(int t, char *cells, const npy_intp *cnt, npy_intp ncells, npy_intp inner);
+void so_group_var(int t, char *cells, const npy_intp *cnt, npy_intp ncells, npy_intp inner,
+                  npy_intp ddof, int sqrt_it);
+void so_group_lse(int t, char *cells, const char *m, npy_intp ncells);
+/* group_finish.c: the exp terms of a logsumexp or softmax: out[k] = x - m of
+ * each member cell of rows [n0, n1) of outer row o (contiguous, member by
+ * member, a dropped member skipped); returns the items written. */
+npy_intp so_group_diffs(const so_group_loop *L, const char *m, char *out, npy_intp o,
+                        npy_intp n0, npy_intp n1);
+/* group_finish.c: sums cells += terms, terms as so_group_diffs laid them out */
+void so_group_add_terms(const so_group_loop *L, char *sums, const char *terms, npy_intp o,
+                        npy_intp n0, npy_intp n1);
+/* group_finish.c: softmax's last step on its contiguous (outer, n, inner)
+ * result: each member divided by (log: less) its cell of s */
+void so_group_scale(const so_group_loop *L, char *res, const char *s, int log, npy_intp o,
+                    npy_intp n0, npy_intp n1);
+/* group_finish.c: cells of type t set to 1 (a product's start) */
+void so_group_ones(int t, char *cells, npy_intp ncells);
+/* group_finish.c: the item size of type t */
+npy_intp so_group_itemsize(int t);
+
+#endif
