@@ -15,6 +15,6 @@ from ._at import at
 from ._groups import group_reduce, group_softmax, segment_reduce, segment_softmax
 from ._threads import get_num_threads, set_num_threads, threads
 
-__all__ = ["scatter_update", "scatter_nd", "scatter_elements", "at", "aggregate",
-           "group_reduce", "segment_reduce", "group_softmax", "segment_softmax",
+__all__ = ["scatter_update", "scatter_nd", "scatter_elements", "at",
+           "group_reduce", "segment_reduce", "group_softmax", "segment_softmax", "aggregate",
            "set_num_threads", "get_num_threads", "threads", "__version__"]

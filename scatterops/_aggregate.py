@@ -12,6 +12,8 @@ import operator
 
 import numpy as np
 
+from ._groups import group_reduce
+
 __all__ = ["aggregate"]
 
 #: numpy_groupies' names (aliases included) -> the func of group_reduce
@@ -160,8 +162,6 @@ def aggregate(group_idx, a, func="sum", size=None, fill_value=None, order="C", d
     array([[1, 1],
            [0, 1]])
     """
-    from scatterops import group_reduce
-
     name = _func(func)
     ddof = _ddof(dict(kwargs))
     if order not in ("C", "F"):

@@ -332,6 +332,43 @@ def at_cases(draw, form, bad=True, ufuncs=AT_FAST_UFUNCS * 2 + AT_OTHER_UFUNCS, 
     return AtCase(ufunc, a, index, b)
 
 
+@st.composite
+def chunking(draw, size):
+    """A chunking of one axis of ``size``: size-1 chunks, uneven chunks, or one chunk."""
+    if size <= 1:
+        return (size,)
+    how = draw(st.sampled_from(("ones", "uneven", "whole")))
+    if how == "ones":
+        return (1,) * size
+    if how == "whole":
+        return (size,)
+    cuts = sorted(draw(st.sets(st.integers(1, size - 1), min_size=1, max_size=size - 1)))
+    edges = [0] + cuts + [size]
+    return tuple(b - a for a, b in zip(edges, edges[1:]))
+
+
+def assert_lazy_as_top(top, lazy, same):
+    """A lazy (Dask) call against its top-level call: ``same(want, got)`` on the computed
+    result, or the same exception, class and message -- an IndexError (a bad index or id
+    value) when computed, any other error when the lazy call is made.  ``top()`` and
+    ``lazy()`` make the calls."""
+    import pytest
+    try:
+        want = top()
+    except Exception as exc:
+        if isinstance(exc, IndexError):          # a bad index value: raised when computed
+            result = lazy()
+            with pytest.raises(IndexError) as got:
+                result.compute(scheduler="threads")
+        else:                                    # anything else: raised at call time
+            with pytest.raises(type(exc)) as got:
+                lazy()
+        assert str(got.value) == str(exc)
+        return
+    result = lazy()
+    same(want, result)
+
+
 # ---- group reductions (tests/test_groups.py) -------------------------------------------------
 
 #: the values' dtypes every func of the group reductions takes
@@ -388,40 +425,3 @@ def group_ids(draw, n, drop=False):
     ids = draw(st.lists(st.integers(lo, max(size - 1, lo)), min_size=n, max_size=n))
     dtype = draw(st.sampled_from(("int64", "int32", "int8") + (() if drop else ("uint16",))))
     return np.array(ids, dtype), size
-
-
-@st.composite
-def chunking(draw, size):
-    """A chunking of one axis of ``size``: size-1 chunks, uneven chunks, or one chunk."""
-    if size <= 1:
-        return (size,)
-    how = draw(st.sampled_from(("ones", "uneven", "whole")))
-    if how == "ones":
-        return (1,) * size
-    if how == "whole":
-        return (size,)
-    cuts = sorted(draw(st.sets(st.integers(1, size - 1), min_size=1, max_size=size - 1)))
-    edges = [0] + cuts + [size]
-    return tuple(b - a for a, b in zip(edges, edges[1:]))
-
-
-def assert_lazy_as_top(top, lazy, same):
-    """A lazy (Dask) call against its top-level call: ``same(want, got)`` on the computed
-    result, or the same exception, class and message -- an IndexError (a bad index or id
-    value) when computed, any other error when the lazy call is made.  ``top()`` and
-    ``lazy()`` make the calls."""
-    import pytest
-    try:
-        want = top()
-    except Exception as exc:
-        if isinstance(exc, IndexError):          # a bad index value: raised when computed
-            result = lazy()
-            with pytest.raises(IndexError) as got:
-                result.compute(scheduler="threads")
-        else:                                    # anything else: raised at call time
-            with pytest.raises(type(exc)) as got:
-                lazy()
-        assert str(got.value) == str(exc)
-        return
-    result = lazy()
-    same(want, result)

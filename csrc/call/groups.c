@@ -261,6 +261,7 @@ so_group_run(so_group_call *c, int nthreads, so_poll *poll)
     c->scratch = (char *)calloc((size_t)(nscratch > 0 ? nscratch : 1), (size_t)isz);
     if (c->cnt == NULL || c->scratch == NULL) return -1;
     p.L.cnt = c->cnt;
+    p.L.counted = !c->fill_is_start;
     switch (c->func) {
     case SO_GF_SUM: case SO_GF_MEAN:
         memset(p.L.res, 0, (size_t)(ncells * isz));
@@ -348,7 +349,7 @@ so_group_fill_empty(const so_group_call *c, char *result, npy_intp isz, const ch
     const so_group_loop *L = &c->L;
     const npy_intp ncells = L->outer * L->size * L->inner, per = L->skipnan ? 1 : L->inner;
     npy_intp k;
-    for (k = 0; k < ncells; k++) {
+    for (k = 0; !c->fill_is_start && k < ncells; k++) {
         if (c->cnt[k / per] == 0) memcpy(result + k * isz, fill, (size_t)isz);
     }
 }

@@ -35,6 +35,8 @@ typedef struct {
     so_group_loop L;            /* values, gid, size, type, skipnan; res: the result cells */
     int func;                   /* SO_GF_* */
     int half;                   /* sum, prod: float16 arithmetic in float32 cells */
+    int fill_is_start;          /* an empty cell's fill is the value its cells start at
+                                 * (sum, prod, any with their default fill): no counts */
     const npy_intp *indptr;     /* segments: size + 1 offsets (gid is NULL), else NULL */
     npy_intp ddof;
     so_group_ufunc_loop exp, log;
@@ -48,7 +50,8 @@ typedef struct {
  * 1 stopped by the poll, -1 out of memory. */
 int so_group_run(so_group_call *c, int nthreads, so_poll *poll);
 /* groups.c: each cell of the (outer, size, inner) C-ordered result of item
- * size isz with no member (or no non-NaN member) set to fill's bytes. */
+ * size isz with no member (or no non-NaN member) set to fill's bytes (nothing
+ * when fill_is_start: those cells hold it already). */
 void so_group_fill_empty(const so_group_call *c, char *result, npy_intp isz, const char *fill);
 void so_group_free(so_group_call *c);
 /* groups.c: whether a call of n members and cells result cells is large

@@ -32,14 +32,14 @@
             for (i = 0; i < inner; i++, x += si) {                                       \
                 const T xv = *(const T *)x;                                              \
                 if (ISNAN(xv)) continue;                                                 \
-                first = c[i]++ == 0;                                                     \
+                first = counted && c[i]++ == 0;                                          \
                 STEP;                                                                    \
                 (void)first;                                                             \
             }                                                                            \
             continue;                                                                    \
         }                                                                                \
         c = L->cnt + o * size + g;                                                       \
-        first = c[0]++ == 0;                                                             \
+        first = counted && c[0]++ == 0;                                                  \
         (void)first;                                                                     \
         if (inner == 1) {                                                                \
             const T xv = *(const T *)x;                                                  \
@@ -64,7 +64,7 @@ static void                                                                     
 members_##NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) \
 {                                                                                        \
     const npy_intp inner = L->inner, si = L->si, size = L->size;                         \
-    const int skipnan = L->skipnan;                                                      \
+    const int skipnan = L->skipnan, counted = L->counted;                                \
     npy_bool *b = (npy_bool *)L->res;                                                    \
     npy_intp n, i;                                                                       \
     switch (L->op) {                                                                     \

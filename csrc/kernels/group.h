@@ -39,6 +39,7 @@ typedef struct {
     char *res;                  /* cells of the computing type (ANY, ALL: npy_bool) */
     npy_intp *pos;              /* ARGMAX, ARGMIN: the member index of each cell's best */
     npy_intp *cnt;              /* members so far: per cell when skipnan, else per (outer, group) */
+    int counted;                /* whether the loops count (0: an empty cell keeps its start) */
     const char *mean;           /* DEV: the mean of each cell */
 } so_group_loop;
 

@@ -253,6 +253,7 @@ group_run(so_group_args *a, PyObject *out, int nthreads)
     PyObject *result = NULL;
     npy_intp dims[SO_MAXDIMS], st[3], outer, inner;
     const int nd = PyArray_NDIM(a->values), softmax = a->func >= SO_GF_SOFTMAX;
+    const int func = a->func;       /* before the dtype table maps a bool sum to any */
     int d, rc;
     memset(&c, 0, sizeof c);
     if (choose_types(a, &t) < 0) goto done;
@@ -286,6 +287,9 @@ group_run(so_group_args *a, PyObject *out, int nthreads)
     c.L.res = PyArray_BYTES(r);
     c.func = a->func;
     c.half = t.half;
+    /* sum and prod start each cell at 0 and 1, any at False: their default fills */
+    c.fill_is_start = a->fill_value == Py_None &&
+                      (func == SO_GF_SUM || func == SO_GF_PROD || func == SO_GF_ANY);
     c.indptr = a->gid == NULL ? (const npy_intp *)PyArray_DATA(a->indptr) : NULL;
     c.ddof = a->ddof;
     if (so_group_unlocks(c.L.n * outer * inner, so_size(r))) {
