@@ -24,6 +24,7 @@
 #include "base/base.h"
 #include "base/array.h"
 #include "kernels/kernels.h"
+#include "kernels/at_wide.h"
 #include "plan/plan.h"
 #include "walk/walk.h"
 #include "call/cost.h"
@@ -194,5 +195,15 @@ int so_call_keeps_index_dtype(const so_call *c);
  * SO_DONE, or SO_FAILED (poll stopped it; or the arrays do not fit together) */
 so_status so_call_flat_targets(const so_call *c, const so_array *work, const so_array *targets,
                                so_poll *poll);
+
+/* at_wide_run.c: _core.at with b one float64 value (py/at_scalar_b.c reads
+ * the index): whether a value of p[0..n) is outside an axis of this size; the
+ * loop for a's dtype and op (kernels/at_wide.h, NULL if none); and its run
+ * over the checked positions p[0..n) (each with the m byte offsets rest):
+ * 0, or -1 if the poll stopped it. */
+int so_call_any_outside(const npy_intp *p, npy_intp n, npy_intp size);
+so_wide_fn so_call_wide_loop(PyArray_Descr *d, int op);
+int so_call_run_wide(char *o, npy_intp aos, npy_intp size, const npy_intp *p, npy_intp n,
+                     const npy_intp *rest, npy_intp m, double b, so_wide_fn wide, so_host *h);
 
 #endif

@@ -7,7 +7,6 @@
 #define SO_PY_AT_H
 
 #include "py/py.h"
-#include "kernels/at_wide.h"
 
 /* the forms of index read in C: an integer array along one axis of a (the
  * other axes taken whole), or integer arrays of one shape, one per axis of a */

@@ -12,7 +12,7 @@
  *   - or one float64 value (a Python float, a numpy.float64, a Python int on a
  *     float a) on a float64, float32, float16 or bfloat16 a, which ufunc.at
  *     computes in float64, rounding once per update into a narrower a:
- *     kernels/at_wide.c's loop (py/at_scalar_b.c), which also spares the
+ *     kernels/at_wide.c's loop (py/at_scalar_b.c, call/at_wide_run.c), which also spares the
  *     scalar's copy to a[indices]'s shape.
  * Every other call (and large element tuples: AT_SMALL) returns
  * NotImplemented, decided before anything is written, and scatterops/_at.py
@@ -297,7 +297,7 @@ so_py_at(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     layout = plain_typed((PyObject *)a, op);
     /* one float64 value on a float a: the scalar loop, which computes as NumPy's
      * float64 loop does (rounding once per update into a narrower a) */
-    wide = layout ? so_wide_kernel(PyArray_DESCR(a), op) : NULL;
+    wide = layout ? so_call_wide_loop(PyArray_DESCR(a), op) : NULL;
     ok = wide != NULL ? b_as_float64(b, a, &bv) : 0;
     if (ok == 0) {
         wide = NULL;

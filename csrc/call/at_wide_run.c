@@ -1,0 +1,60 @@
+/*
+ * call/at_wide_run.c: _core.at's call with b one float64 value on a float64,
+ * float32, float16 or bfloat16 a (py/at_entry.c chooses it, py/at_scalar_b.c
+ * reads its index): the check of every index value before anything is
+ * written, and kernels/at_wide.c's loop run over the indexed positions, in
+ * pieces between polls (without the interpreter's lock) when large.
+ */
+#include "call/call.h"
+
+/* Nonzero if a value of p[0..n) is outside an axis of this size (so_index_inside).
+ * The loop vectorises, with AVX2 where the CPU has it (docs/design.md,
+ * "scatterops.at: one float64 b"). */
+#define SO_ANY_OUTSIDE(NAME, ATTR)                                                     \
+    ATTR static int                                                                    \
+    NAME(const npy_intp *p, npy_intp n, npy_intp size)                                 \
+    {                                                                                  \
+        npy_intp bad = 0, i;                                                           \
+        for (i = 0; i < n; i++) bad |= !so_index_inside(p[i], size);                   \
+        return bad != 0;                                                               \
+    }
+SO_ANY_OUTSIDE(any_outside, )
+#if SO_X86_VECTOR
+SO_ANY_OUTSIDE(any_outside_avx2, __attribute__((target("avx2"))))
+#endif
+
+int
+so_call_any_outside(const npy_intp *p, npy_intp n, npy_intp size)
+{
+#if SO_X86_VECTOR
+    if (so_cpu_has(SO_CPU_AVX2)) return any_outside_avx2(p, n, size);
+#endif
+    return any_outside(p, n, size);
+}
+
+so_wide_fn
+so_call_wide_loop(PyArray_Descr *d, int op)
+{
+    return so_wide_kernel(d, op);
+}
+
+int
+so_call_run_wide(char *o, npy_intp aos, npy_intp size, const npy_intp *p, npy_intp n,
+                 const npy_intp *rest, npy_intp m, double b, so_wide_fn wide, so_host *h)
+{
+    so_poll *poll;
+    npy_intp q, step;
+    int rc = 0;
+    if (n * m <= SO_PIECE) {           /* a small call keeps the lock: no poll */
+        wide(o, aos, size, p, n, rest, m, b);
+        return 0;
+    }
+    step = m >= SO_PIECE ? 1 : SO_PIECE / m;
+    poll = h->unlock(h);
+    for (q = 0; q < n && rc == 0; q += step) {
+        if (q > 0 && so_stopped(poll)) rc = -1;
+        else wide(o, aos, size, p + q, n - q < step ? n - q : step, rest, m, b);
+    }
+    if (h->relock(h) < 0) rc = -1;
+    return rc;
+}
