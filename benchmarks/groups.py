@@ -100,6 +100,8 @@ def _numbagg(func, as_intp=False, **kw):
         fn(v[:10], g[:10], num_labels=size, **kw)               # compiles
         if as_intp:         # numbagg gives positions as float64
             return lambda: fn(v, g, num_labels=size, **kw).astype(np.intp)
+        if v.ndim > 1:      # numbagg puts the groups on the last axis
+            return lambda: fn(v, g, num_labels=size, **kw).T
         return lambda: fn(v, g, num_labels=size, **kw)
     return _close("numbagg", f"group_{func}" + (" (as intp)" if as_intp else ""), build)
 

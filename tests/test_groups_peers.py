@@ -166,7 +166,11 @@ def test_numpy_groupies_differences(npg):
     v, g = np.array([1.0, 2.0, 3.0]), np.array([0, 1, 1])
     assert aggregate(g, v, "var", ddof=1, fill_value=0.0).tolist() == [0.0, 0.5]
     assert np.isnan(group_reduce(v, g, "var", ddof=1, fill_value=0.0)[0])
-    # the complex mean of an empty group: NaN in both parts there, nan+0j here
+
+
+def test_numpy_groupies_complex_mean_of_an_empty_group(npg):
+    # NaN in both parts there, nan+0j (np.array(nan).astype(complex)) here
+    _, aggregate = npg
     c = np.array([1 + 1j, 2])
     theirs, ours = aggregate(np.array([0, 2]), c, "mean"), group_reduce(c, [0, 2], "mean")
     assert np.isnan(theirs[1].imag) and ours[1].imag == 0 and np.isnan(ours[1].real)

@@ -318,6 +318,8 @@ static inline npy_intp cnt_count(npy_intp x, npy_intp y) { (void)y; return x + 1
 #define SO_WIDE_CHUNK 2048
 int so_wide_index_type(int itype);
 void so_widen_index(int itype, char *w, const char *idx, npy_intp n);
+/* the same copy into int64 for every index type (rows.c's loops read int64 only) */
+void so_widen_index64(int itype, char *w, const char *idx, npy_intp n);
 /* an indexed loop (kernels.h's so_indexed_fn) for index type itype, through
  * wide, the loop of so_wide_index_type(itype); usz the bytes of an update */
 npy_intp so_indexed_widened(so_indexed_fn wide, int itype, npy_intp usz, char *o,

@@ -1,8 +1,8 @@
 /*
  * kernels/rows.c: the row loops of a scatter along axis 0 into rows of f
  * contiguous elements, for the direct form of a call on rows: for i < n, with
- * j = idx[i] read as int32 or int64 (the other index types through one of
- * these, kernels/widen.c), row j of
+ * j = idx[i] read as int64 (the other index types through a copy to int64,
+ * kernels/widen.c), row j of
  * out takes f(row j, row i of the updates) element by element -- every typed
  * reduction of indexed.c's dtypes, and the assignment of reduction "none" by
  * item size.  Rows are applied in C order, the elements of a row in order: the
@@ -154,9 +154,10 @@ NAME##_##OP##_rows_by_##IN(char *restrict o, npy_intp ros, npy_intp size,       
     }                                                                                 \
 }
 
-/* An index type without loops of its own (ops.h's so_wide_index_type): chunk
- * by chunk, its indices widened into a buffer, which the loop wide of the
- * wider type reads. */
+/* An index type other than int64: chunk by chunk, its indices widened into a
+ * buffer of int64 (ops.h's so_widen_index64), which the loop wide of int64
+ * reads.  Per row, the copy is a small part of the work, and the loops of one
+ * index type are half of those of two to build. */
 static npy_intp
 rows_widened(so_rows_fn wide, int itype, char *o, npy_intp ros, npy_intp size,
              const char *idx, const char *u, npy_intp us, npy_intp n, npy_intp f)
@@ -166,15 +167,15 @@ rows_widened(so_rows_fn wide, int itype, char *o, npy_intp ros, npy_intp size,
     npy_intp c, pos;
     for (c = 0; c < n; c += SO_WIDE_CHUNK) {
         npy_intp m = n - c < SO_WIDE_CHUNK ? n - c : SO_WIDE_CHUNK;
-        so_widen_index(itype, (char *)w, idx + c * isz, m);
+        so_widen_index64(itype, (char *)w, idx + c * isz, m);
         pos = wide(o, ros, size, (const char *)w, u + c * us, us, m, f);
         if (pos >= 0) return c + pos;
     }
     return -1;
 }
 
-/* the loop NAME_OP_ROWS_by_IN (ROWS: rows, rows_avx2) of an index type without
- * loops of its own, through that of WIDE */
+/* the loop NAME_OP_ROWS_by_IN (ROWS: rows, rows_avx2) of an index type other
+ * than int64, through int64's */
 #define ROWS_WIDENED(NAME, OP, ROWS, IN, WIDE)                                        \
 static npy_intp                                                                       \
 NAME##_##OP##_##ROWS##_by_##IN(char *o, npy_intp ros, npy_intp size, const char *idx, \
@@ -184,8 +185,9 @@ NAME##_##OP##_##ROWS##_by_##IN(char *o, npy_intp ros, npy_intp size, const char 
                         idx, u, us, n, f);                                            \
 }
 #define ROWS_WIDENED_ALL(NAME, OP, ROWS)                                              \
-    ROWS_WIDENED(NAME, OP, ROWS, i8, i32) ROWS_WIDENED(NAME, OP, ROWS, i16, i32)      \
-    ROWS_WIDENED(NAME, OP, ROWS, u8, i32) ROWS_WIDENED(NAME, OP, ROWS, u16, i32)      \
+    ROWS_WIDENED(NAME, OP, ROWS, i8, i64) ROWS_WIDENED(NAME, OP, ROWS, i16, i64)      \
+    ROWS_WIDENED(NAME, OP, ROWS, i32, i64)                                            \
+    ROWS_WIDENED(NAME, OP, ROWS, u8, i64) ROWS_WIDENED(NAME, OP, ROWS, u16, i64)      \
     ROWS_WIDENED(NAME, OP, ROWS, u32, i64) ROWS_WIDENED(NAME, OP, ROWS, u64, i64)
 
 /* the loops of one dtype and operation, one per index type, and their row of a table */
@@ -194,8 +196,7 @@ NAME##_##OP##_##ROWS##_by_##IN(char *o, npy_intp ros, npy_intp size, const char 
     NAME##_##OP##_rows_by_u16, NAME##_##OP##_rows_by_u32, NAME##_##OP##_rows_by_u64
 
 #define ROWS_OF(NAME, T, OP)                                                          \
-    ROWS(NAME, T, OP, i32, npy_int32, 1) ROWS(NAME, T, OP, i64, npy_int64, 1)         \
-    ROWS_WIDENED_ALL(NAME, OP, rows)
+    ROWS(NAME, T, OP, i64, npy_int64, 1) ROWS_WIDENED_ALL(NAME, OP, rows)
 
 /* a dtype's typed reductions: their loops and table, by op and index type */
 #define REDUCE_ROWS(NAME, T)                                                          \
@@ -260,8 +261,7 @@ NAME##_##OP##_rows_avx2_by_##IN(char *restrict o, npy_intp ros, npy_intp size,  
 }
 
 #define VEC_ROWS_OF(NAME, T, OP)                                                      \
-    VEC_ROWS(NAME, T, OP, i32, npy_int32, 1) VEC_ROWS(NAME, T, OP, i64, npy_int64, 1) \
-    ROWS_WIDENED_ALL(NAME, OP, rows_avx2)
+    VEC_ROWS(NAME, T, OP, i64, npy_int64, 1) ROWS_WIDENED_ALL(NAME, OP, rows_avx2)
 
 #define VEC_REDUCE_ROWS(NAME, T)                                                      \
     typedef T NAME##_v8 __attribute__((vector_size(8 * sizeof(T))));                  \

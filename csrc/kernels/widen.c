@@ -1,13 +1,14 @@
 /*
  * kernels/widen.c: the index dtypes that have no loops of their own in
- * indexed.c and rows.c (int8, int16, uint8, uint16, uint32, uint64) are read
- * through a wider one: a chunk of them is copied into a buffer of int32 (int8,
- * int16, uint8, uint16: every value fits) or int64 (uint32; uint64, whose
- * values above int64's range become int64's maximum, outside any out, as
- * they were), and the loop of that type runs on the buffer.  The loops are
- * specialised by dtype, reduction and index dtype; two index dtypes instead of
- * eight keep the build short, and the copy, a loop the compiler vectorises
- * over a chunk in L1, is a small part of the updates it feeds.
+ * indexed.c and mean_indexed.c (int8, int16, uint8, uint16, uint32, uint64)
+ * and rows.c (those and int32) are read through a wider one: a chunk of them
+ * is copied into a buffer of int32 (int8, int16, uint8, uint16: every value
+ * fits; rows.c: int64) or int64 (uint32; uint64, whose values above int64's
+ * range become int64's maximum, outside any out, as they were), and the loop
+ * of that type runs on the buffer.  The loops are specialised by dtype,
+ * reduction and index dtype; one or two index dtypes instead of eight keep the
+ * build short, and the copy, a loop the compiler vectorises over a chunk in
+ * L1, is a small part of the updates (or rows) it feeds.
  */
 #include "kernels/ops.h"
 
@@ -28,6 +29,13 @@ WIDEN(u8, npy_uint8, npy_int32, AS_IS)
 WIDEN(u16, npy_uint16, npy_int32, AS_IS)
 WIDEN(u32, npy_uint32, npy_int64, AS_IS)
 WIDEN(u64, npy_uint64, npy_int64, CLAMP_U64)
+WIDEN(i8_64, npy_int8, npy_int64, AS_IS)
+WIDEN(i16_64, npy_int16, npy_int64, AS_IS)
+WIDEN(i32_64, npy_int32, npy_int64, AS_IS)
+WIDEN(u8_64, npy_uint8, npy_int64, AS_IS)
+WIDEN(u16_64, npy_uint16, npy_int64, AS_IS)
+WIDEN(i32, npy_int32, npy_int32, AS_IS)
+WIDEN(i64, npy_int64, npy_int64, AS_IS)
 
 int
 so_wide_index_type(int itype)
@@ -39,18 +47,24 @@ so_wide_index_type(int itype)
     return itype;
 }
 
+/* the copies by index type: to int32 or int64 (so_wide_index_type), and all to int64 */
+typedef void (*widen_fn)(char *w, const char *idx, npy_intp n);
+static const widen_fn to_wide[SO_IX_NTYPES] = {
+    widen_i8, widen_i16, widen_i32, widen_i64, widen_u8, widen_u16, widen_u32, widen_u64};
+static const widen_fn to_int64[SO_IX_NTYPES] = {
+    widen_i8_64, widen_i16_64, widen_i32_64, widen_i64, widen_u8_64, widen_u16_64, widen_u32,
+    widen_u64};
+
 void
 so_widen_index(int itype, char *w, const char *idx, npy_intp n)
 {
-    switch (itype) {
-        case SO_IX_i8: widen_i8(w, idx, n); break;
-        case SO_IX_i16: widen_i16(w, idx, n); break;
-        case SO_IX_u8: widen_u8(w, idx, n); break;
-        case SO_IX_u16: widen_u16(w, idx, n); break;
-        case SO_IX_u32: widen_u32(w, idx, n); break;
-        case SO_IX_u64: widen_u64(w, idx, n); break;
-        default: memcpy(w, idx, (size_t)(n * so_index_size(itype))); break;
-    }
+    to_wide[itype](w, idx, n);
+}
+
+void
+so_widen_index64(int itype, char *w, const char *idx, npy_intp n)
+{
+    to_int64[itype](w, idx, n);
 }
 
 npy_intp
