@@ -32,12 +32,6 @@ so_call_any_outside(const npy_intp *p, npy_intp n, npy_intp size)
     return any_outside(p, n, size);
 }
 
-so_wide_fn
-so_call_wide_loop(PyArray_Descr *d, int op)
-{
-    return so_wide_kernel(d, op);
-}
-
 int
 so_call_run_wide(char *o, npy_intp aos, npy_intp size, const npy_intp *p, npy_intp n,
                  const npy_intp *rest, npy_intp m, double b, so_wide_fn wide, so_host *h)

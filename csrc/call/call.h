@@ -197,12 +197,11 @@ so_status so_call_flat_targets(const so_call *c, const so_array *work, const so_
                                so_poll *poll);
 
 /* at_wide_run.c: _core.at with b one float64 value (py/at_scalar_b.c reads
- * the index): whether a value of p[0..n) is outside an axis of this size; the
- * loop for a's dtype and op (kernels/at_wide.h, NULL if none); and its run
- * over the checked positions p[0..n) (each with the m byte offsets rest):
- * 0, or -1 if the poll stopped it. */
+ * the index, kernels/at_wide.h's so_wide_kernel gives the loop): whether a
+ * value of p[0..n) is outside an axis of this size; and the loop's run over
+ * the checked positions p[0..n) (each with the m byte offsets rest): 0, or
+ * -1 if the poll stopped it. */
 int so_call_any_outside(const npy_intp *p, npy_intp n, npy_intp size);
-so_wide_fn so_call_wide_loop(PyArray_Descr *d, int op);
 int so_call_run_wide(char *o, npy_intp aos, npy_intp size, const npy_intp *p, npy_intp n,
                      const npy_intp *rest, npy_intp m, double b, so_wide_fn wide, so_host *h);
 

@@ -297,7 +297,7 @@ so_py_at(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     layout = plain_typed((PyObject *)a, op);
     /* one float64 value on a float a: the scalar loop, which computes as NumPy's
      * float64 loop does (rounding once per update into a narrower a) */
-    wide = layout ? so_call_wide_loop(PyArray_DESCR(a), op) : NULL;
+    wide = layout ? so_wide_kernel(PyArray_DESCR(a), op) : NULL;
     ok = wide != NULL ? b_as_float64(b, a, &bv) : 0;
     if (ok == 0) {
         wide = NULL;
