@@ -7,7 +7,7 @@
  * float16 rounds after every member as np.add.at on float16 does; datetime64
  * and timedelta64 compare as int64 with NaT as the NaN.
  */
-#include "kernels/group.h"
+#include "kernels/group_types.h"
 
 #include <numpy/halffloat.h>
 
@@ -99,20 +99,7 @@ members_##NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy
     }                                                                                    \
 }
 
-#define NO_NAN(x) ((void)(x), 0)
-#define IS_NAN(x) ((x) != (x))
-#define IS_NAT(x) ((x) == NPY_MIN_INT64)
-#define GT(a, b) ((a) > (b))
-#define LT(a, b) ((a) < (b))
-#define GT_NAT(a, b) ((a) > (b) && !IS_NAT(b))
-#define LT_NAT(a, b) ((a) < (b) && !IS_NAT(b))
-GROUP_LOOP(i64, npy_int64, npy_uint64, NO_NAN, GT, LT)
-GROUP_LOOP(u64, npy_uint64, npy_uint64, NO_NAN, GT, LT)
-GROUP_LOOP(f32, npy_float, npy_float, IS_NAN, GT, LT)
-GROUP_LOOP(f64, npy_double, npy_double, IS_NAN, GT, LT)
-GROUP_LOOP(ld, npy_longdouble, npy_longdouble, IS_NAN, GT, LT)
-/* datetime64 / timedelta64: int64 with NaT as the NaN */
-GROUP_LOOP(dt, npy_int64, npy_uint64, IS_NAT, GT_NAT, LT_NAT)
+SO_GROUP_TYPES(GROUP_LOOP)
 
 void
 so_group_members(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g)

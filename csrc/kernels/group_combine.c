@@ -8,15 +8,7 @@
  * max of the members of both), argmax and argmin (the first best), first,
  * last, any, all and the counts.
  */
-#include "kernels/group.h"
-
-#define IS_NAN(x) ((x) != (x))
-#define NO_NAN(x) ((void)(x), 0)
-#define IS_NAT(x) ((x) == NPY_MIN_INT64)
-#define GT(a, b) ((a) > (b))
-#define LT(a, b) ((a) < (b))
-#define GT_NAT(a, b) ((a) > (b) && !IS_NAT(b))
-#define LT_NAT(a, b) ((a) < (b) && !IS_NAT(b))
+#include "kernels/group_types.h"
 
 /* cell k of a takes cell k of b: both have members (c0, c1 their counts) */
 #define COMBINE(NAME, T, UT, ISNAN, GTF, LTF)                                            \
@@ -45,12 +37,7 @@ combine_##NAME(int op, T *a, npy_intp *pa, const T *b, const npy_intp *pb, npy_i
     }                                                                                    \
 }
 
-COMBINE(i64, npy_int64, npy_uint64, NO_NAN, GT, LT)
-COMBINE(u64, npy_uint64, npy_uint64, NO_NAN, GT, LT)
-COMBINE(f32, npy_float, npy_float, IS_NAN, GT, LT)
-COMBINE(f64, npy_double, npy_double, IS_NAN, GT, LT)
-COMBINE(ld, npy_longdouble, npy_longdouble, IS_NAN, GT, LT)
-COMBINE(dt, npy_int64, npy_uint64, IS_NAT, GT_NAT, LT_NAT)
+SO_GROUP_TYPES(COMBINE)
 
 int
 so_group_combines(int op, int type)
