@@ -562,5 +562,15 @@ def scatter_elements(data, indices, updates, axis=0, *, reduction="none", includ
                     include_self, mode, out, chunks)
 
 
-# last: the group reduction builds on the routing helpers above
-from ._dask_groups import group_reduce  # noqa: E402
+def __getattr__(name):
+    # group_reduce (scatterops/_dask_groups.py) builds on the routing helpers above and is
+    # imported on first use, not here: a worker that unpickles one of its tasks imports that
+    # module first, which imports this one, which must then not import it back half-made
+    if name == "group_reduce":
+        from ._dask_groups import group_reduce
+        return group_reduce
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | {"group_reduce"})
