@@ -52,8 +52,8 @@ direct_loop(const so_call *c, int nthreads, int *itype, npy_intp *n)
     if (*n != c->nupd || (*n > 1 && idx->strides[0] != idx->itemsize)) return NULL;
     *itype = so_index_type(idx->dtype);
     /* on several threads, where the cost model weighs it the fastest way
-     * (walk/split.c): against the owned split into an out in L2 (1e6 updates
-     * into 3e4 float32: 1.31-1.40 ms on two threads, 1.13-1.24 ms here) */
+     * (walk/split.c): against the owned split into an out in L2 it can be
+     * (docs/design.md, "The direct form on several threads") */
     if (nthreads > 1 && c->nupd >= SO_GIL_RELEASE_MIN &&
             so_partial_threads(c, *n, data->dims[0], nthreads) < 2 &&
             !so_direct_form_pays(data->dims[0], dst->strides[0], c->nupd, nthreads) &&
@@ -214,8 +214,8 @@ so_call_direct(const so_call *c, so_host *h, so_array *result, npy_intp *bad, in
 
     *in_place = 0;
     /* a mean takes the direct form on any number of threads: one thread here
-     * beat two in the general walk at every size measured (1e6 float32 into
-     * 1e2 .. 1e6: 1.2 .. 19 ms against 3.7 .. 29 ms) */
+     * beats two in the general walk (docs/design.md, "The direct form on
+     * several threads") */
     form.elems = direct_loop(c, c->mean ? 1 : c->nthreads, &form.itype, &form.n);
     if (form.elems != NULL && c->mean &&
             (mean = direct_mean(c, form.n, size, form.itype, &form.elems)) == NULL) {
