@@ -2,14 +2,13 @@
  * kernels/mean_indexed.c: reduction="mean" in the direct form of a 1-D call
  * (call/direct.c), in one pass over the updates: each element's sum and its
  * count side by side in a scratch array of pairs (one cache line an update,
- * where a sum in out and a count apart touch two: the C model,
- * benchmarks/cmodel/runs_model.c, 1e6 random float32 updates into 1e5, 6.7
- * -> 1.7 ns an update), then one pass writing each counted element of out
- * divided (kernels/mean_div.h).  The same additions in the same order as the
- * general walk, the same division: the same bits.  Indices read as int32 or
- * int64 (the other index types through one of these, kernels/widen.c),
- * wrapped and tested as in kernels/indexed.c: a loop stops at
- * the first index outside and returns its position, with only the scratch
+ * where a sum in out and a count apart touch two: docs/design.md, "A small
+ * mean: its pairs where the indices point"), then one pass writing each
+ * counted element of out divided (kernels/mean_div.h).  The same additions in
+ * the same order as the general walk, the same division: the same bits.
+ * Indices read as int32 or int64 (the other index types through one of these,
+ * kernels/widen.c), wrapped and tested as in kernels/indexed.c: a loop stops
+ * at the first index outside and returns its position, with only the scratch
  * pairs written.
  *
  * The pairs are started from out and divided into it either whole (start,
