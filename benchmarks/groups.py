@@ -402,7 +402,9 @@ def group_cases(quick: bool) -> List[Case]:
               [_close("numpy", "np.maximum.at, np.exp, np.add.at, divide", _numpy_softmax),
                _close("torch", "scatter_reduce amax, exp, index_add_, divide (as PyG)",
                       _torch_softmax),
-               _close("torch", "torch_geometric.utils.softmax", _pyg_softmax)], features=8),
+               _close("torch", "torch_geometric.utils.softmax", _pyg_softmax)], features=8,
+              notes=["the result has values' shape and dtype: out of place its own pages are "
+                     "values.nbytes, so the memory target is out of reach without out="]),
         _reduce("rows-f32", "sum of 1e6 x 64 float32 rows into 1e5 groups", m, k(10**5),
                 np.float32, "sum", [
                     _np_at(np.add, 0), _torch_index_add(), _torch_scatter("sum"),
