@@ -15,7 +15,10 @@ the peak memory of each call (``--memory``) and scatterops without its output ca
   ``/proc/self/clear_refs``); peak = that high-water mark - the baseline.  What the library keeps
   between calls (ONNX Runtime's arena, OpenVINO's output tensor, scatterops' output cache, JIT
   code) is part of it.  Where the mark cannot be reset, ``getrusage(RUSAGE_SELF).ru_maxrss`` after
-  the call is used (an upper bound: it includes the warm-up).
+  the call is used (an upper bound: it includes the warm-up).  The group cases (``groups.py``)
+  report the rise of the mark over the call instead: the mark less the resident memory just
+  before the call (after the warm-up), so what the implementation built beforehand is left out;
+  their 1-CPU rows run pinned to one CPU, as they are timed.
 """
 from __future__ import annotations
 
@@ -142,32 +145,36 @@ def _reset_high_water() -> bool:
 def measure_memory(key: str, index: int, threads: int, quick: bool) -> dict:
     """In this (fresh) process: the peak resident memory of implementation ``index`` of case
     ``key`` above its inputs (see the module's docstring)."""
+    from . import groups
     from .cases import all_cases
-    from .groups import group_cases
-    case = next(c for c in all_cases(quick) + group_cases(quick) if c.key == key)
+    case = next(c for c in all_cases(quick) + groups.group_cases(quick) if c.key == key)
     im = case.impls[index]
     for module in peers.MODULES[im.peer]:
         importlib.import_module(module)
     peers.configure(threads, [im.peer])
-    x = case.make()
-    gc.collect()
-    base = _status_kib("VmRSS")
-    fn = im.build(x)
-    res = fn()
-    del res
-    gc.collect()
-    reset = _reset_high_water()
-    res = np.asarray(fn())
-    peak = _status_kib("VmHWM") if reset else None
+    with groups.pinned(threads if groups.TAG in case.tags else 0):
+        x = case.make()
+        gc.collect()
+        base = _status_kib("VmRSS")
+        fn = im.build(x)
+        res = fn()
+        del res
+        gc.collect()
+        reset = _reset_high_water()
+        before = _status_kib("VmRSS")
+        res = np.asarray(fn())
+        peak = _status_kib("VmHWM") if reset else None
     if peak is None:
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     del res
-    return {"peak": max(0, peak - (base or 0)) * 1024, "exact_mark": reset}
+    return {"peak": max(0, peak - (base or 0)) * 1024,
+            "rise": max(0, peak - (before or 0)) * 1024, "exact_mark": reset}
 
 
-def memory_of(key: str, index: int, threads: int, quick: bool, env: Optional[Dict[str, str]] = None
-              ) -> Optional[int]:
-    """``measure_memory`` in a fresh subprocess; -> bytes, or None if it failed."""
+def memory_of(key: str, index: int, threads: int, quick: bool, env: Optional[Dict[str, str]] = None,
+              field: str = "peak") -> Optional[int]:
+    """``measure_memory`` in a fresh subprocess; -> its ``field`` (``"peak"`` above the inputs,
+    ``"rise"`` over the call) in bytes, or None if it failed."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     cmd = [sys.executable, "-m", "benchmarks.modes", "memory", key, str(index), str(threads),
            "1" if quick else "0"]
@@ -177,7 +184,7 @@ def memory_of(key: str, index: int, threads: int, quick: bool, env: Optional[Dic
     if r.returncode != 0:
         return None
     try:
-        return int(json.loads(r.stdout.strip().splitlines()[-1])["peak"])
+        return int(json.loads(r.stdout.strip().splitlines()[-1])[field])
     except (ValueError, IndexError, KeyError):
         return None
 

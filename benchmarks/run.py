@@ -51,7 +51,8 @@ How (``core.py``):
   its input, or whose two calls differ where it claims a defined result); two calls that differ
   are reported in the notes (a race shows that way).  An implementation that raises is ``n/a``
   (the message is in the notes); one that raises later, while being timed, is ``failed``;
-* times are medians of ``--repeat`` runs (default 5, 3 with ``--quick``), each run one call, or
+* times are medians of ``--repeat`` runs (default 5, 3 with ``--quick``; the group cases at least
+  7, ``groups.REPEAT``, whatever the time budget), each run one call, or
   as many calls as fill ~50 ms for fast calls; the runs of all implementations of a case are
   interleaved, so that noise from other processes falls on all of them alike;
 * the bandwidth floor of each case (defined in ``cases.py``'s docstring) is timed in the same
@@ -646,13 +647,15 @@ def cache_off_column(rows: List[Row], threads: int, repeat: int, quick: bool) ->
 
 
 def measure_rows(rows: List[Row], quick: bool, log) -> None:
-    """--memory: the peak memory of every timed implementation, each in a fresh subprocess."""
+    """--memory: the peak memory of every timed implementation, each in a fresh subprocess (a
+    group case: the rise over the call, ``modes.py``)."""
     for row in rows:
         print(f"  memory: {row.case.key} ...", end="", flush=True, file=log)
+        field = "rise" if groups.TAG in row.case.tags else "peak"
         for res in row.results:
             if res.status in ("ok", "~") and res.impl in row.case.impls:
                 res.peak = modes.memory_of(row.case.key, row.case.impls.index(res.impl),
-                                           row.threads or peers.THREADS, quick)
+                                           row.threads or peers.THREADS, quick, field=field)
         print(" done", file=log)
 
 
@@ -832,9 +835,14 @@ def main(argv: Optional[List[str]] = None) -> int:
                 twice = case.out_size or groups.TAG in case.tags
                 print(f"  {case.name}{f' [{n}t]' if twice else ''} ...", end="", flush=True, file=log)
                 t0 = time.perf_counter()
-                # a group case's 1-thread row: the whole process on one CPU
-                with groups.pinned(n if groups.TAG in case.tags else 0):
-                    rows.append(run_case(case, available, repeat, target, budget, pause=0.02))
+                # a group case's 1-thread row: the whole process on one CPU; its median is of
+                # groups.REPEAT rounds at least, with no time budget cutting them short
+                grouped = groups.TAG in case.tags
+                with groups.pinned(n if grouped else 0):
+                    rows.append(run_case(case, available,
+                                         max(repeat, groups.REPEAT) if grouped else repeat,
+                                         target, float("inf") if grouped else budget,
+                                         pause=0.02))
                 rows[-1].threads = n
                 pool = rows[-1].pool
                 print(f" {time.perf_counter() - t0:.1f} s" + (

@@ -1,5 +1,7 @@
 """``scatterops.dask.group_reduce``: a group reduction on Dask arrays, lazy, with the bits of
-``scatterops.group_reduce`` on the computed inputs for every chunking and every func.
+``scatterops.group_reduce`` on the computed inputs for every chunking and every func; and
+``scatterops.dask.group_softmax``, three such steps (the maxima, the sums of the exp terms,
+each member: see its docstring).
 
 How it runs (docs/contract.md, "Group reductions", says the same for users):
 
@@ -41,10 +43,13 @@ from dask.highlevelgraph import HighLevelGraph
 
 import scatterops
 from . import _core
-from .dask import _is_dask, _pick, _require_known_chunks, _starts, _threads_context, \
-    _zero_strided
+from .dask import _as_dask_data, _is_dask, _pick, _require_known_chunks, _starts, \
+    _threads_context, _zero_strided
 
-__all__ = ["group_reduce"]
+__all__ = ["group_reduce", "group_softmax"]
+
+#: stands for group_softmax where the reduction that finds its maxima reports a bad id
+_SOFTMAX = object()
 
 #: the funcs whose result is a position in values (routed with the members' positions)
 _ARG_FUNCS = ("argmax", "argmin", "nanargmax", "nanargmin",
@@ -94,12 +99,16 @@ def _check(values: Any, groups: Any, func: Any, size: Any, axis: Any, kwargs: Di
 
 
 def _raise_bad_id(values_dtype, groups_dtype, func, size, ax, ndim, kwargs, where, value):
-    """The top-level IndexError for the id ``value`` at position ``where`` of groups."""
+    """The top-level IndexError for the id ``value`` at position ``where`` of groups (func
+    ``_SOFTMAX``: group_softmax's)."""
     shape = (1,) * ax + (where + 1,) + (1,) * (ndim - ax - 1)
     ids = np.zeros(where + 1, groups_dtype)
     ids[where] = value
-    scatterops.group_reduce(_stand_in(shape, values_dtype), ids, func, size=size, axis=ax,
-                            **kwargs)
+    if func is _SOFTMAX:
+        scatterops.group_softmax(_stand_in(shape, values_dtype), ids, size=size, axis=ax)
+    else:
+        scatterops.group_reduce(_stand_in(shape, values_dtype), ids, func, size=size, axis=ax,
+                                **kwargs)
     raise IndexError(f"scatterops.dask.group_reduce: groups[{where}] = {value} is outside "  # pragma: no cover
                      f"[0, {size})")
 
@@ -174,8 +183,24 @@ def _reduce(check: Any, func: Any, ax: int, block_len: int, empty_shape: Tuple[i
 
 # ----------------------------------------------------------------------------- the graph
 
+def _arguments(name: str, values: Any, groups: Any, size: Any, out: Any):
+    """The checks both functions make first; -> values and groups, NumPy ones as arrays."""
+    if out is not None:
+        raise TypeError(f"scatterops.dask.{name}: out= is not supported: a lazy result has no "
+                        f"place to write (compute the result, or use scatterops.{name} with "
+                        "out= on NumPy arrays)")
+    for arg, x in (("values", values), ("groups", groups)):
+        _require_known_chunks(name, arg, x)
+    if _is_dask(groups) and size is None:
+        raise ValueError(f"scatterops.dask.{name}: size= is required when groups is a dask "
+                         "array (the number of groups is its largest id + 1, which dask "
+                         "knows only by computing)")
+    return (values if _is_dask(values) else np.asarray(values),
+            groups if _is_dask(groups) else np.asarray(groups))
+
+
 def group_reduce(values, groups, func="sum", *, size=None, axis=0, fill_value=None, ddof=0,
-                 dtype=None, mode="raise", out=None, chunks="auto"):
+                 dtype=None, mode="raise", out=None, chunks="auto", _errors_of=None):
     """``scatterops.group_reduce`` on Dask arrays: a lazy array, bit-identical when computed.
 
     Same arguments and result as the top-level function; ``values`` and ``groups`` may be
@@ -196,20 +221,7 @@ def group_reduce(values, groups, func="sum", *, size=None, axis=0, fill_value=No
     array([2., 3.])
     """
     name = "group_reduce"
-    if out is not None:
-        raise TypeError(f"scatterops.dask.{name}: out= is not supported: a lazy result has no "
-                        f"place to write (compute the result, or use scatterops.{name} with "
-                        "out= on NumPy arrays)")
-    for arg, x in (("values", values), ("groups", groups)):
-        _require_known_chunks(name, arg, x)
-    if _is_dask(groups) and size is None:
-        raise ValueError(f"scatterops.dask.{name}: size= is required when groups is a dask "
-                         "array (the number of groups is its largest id + 1, which dask "
-                         "knows only by computing)")
-    if not _is_dask(values):
-        values = np.asarray(values)
-    if not _is_dask(groups):
-        groups = np.asarray(groups)
+    values, groups = _arguments(name, values, groups, size, out)
     kwargs = {"fill_value": fill_value, "ddof": ddof, "dtype": dtype, "mode": mode}
     ax, probe = _check(values, groups, func, size, axis, kwargs)
     if size is None:
@@ -220,13 +232,7 @@ def group_reduce(values, groups, func="sum", *, size=None, axis=0, fill_value=No
     arg_fill = probe.reshape(-1)[0] if _is_arg(func) else None
     block_kwargs = {"fill_value": fill_value, "ddof": ddof, "dtype": dtype}
 
-    if _is_dask(values):
-        if not (isinstance(chunks, str) and chunks == "auto"):
-            raise TypeError(f"scatterops.dask.{name}: chunks= applies to a NumPy values; "
-                            "rechunk a dask values with values.rechunk(...)")
-        dvalues = values
-    else:
-        dvalues = da.from_array(values, chunks=chunks, name=False)
+    dvalues = _as_dask_data(values, chunks, f"scatterops.dask.{name}", "values")
     in_chunks = dvalues.chunks[ax]
     nin = len(in_chunks)
     per_block = max(1, -(-size // max(nin, 1)))
@@ -284,7 +290,8 @@ def group_reduce(values, groups, func="sum", *, size=None, axis=0, fill_value=No
             ocoord = bcoord[:ax] + (t,) + bcoord[ax + 1:]
             pieces_of.setdefault(ocoord, []).append(pkey)
 
-    error_args = (values.dtype, groups.dtype, func, size, ax, dvalues.ndim, kwargs)
+    error_args = (values.dtype, groups.dtype, func if _errors_of is None else _errors_of, size,
+                  ax, dvalues.ndim, kwargs)
     if first_bad is not None:
         dsk = {(check_name,): (_raise_first, error_args, first_bad)}
         pieces_of = {}
@@ -313,3 +320,80 @@ def _raise_first(error_args, *errors):
         _raise_bad_id(*error_args, where, value)
     return None
 
+
+
+# ----------------------------------------------------------------------------- softmax
+
+def _softmax_block(x: np.ndarray, ids: np.ndarray, m: np.ndarray, s: np.ndarray, ax: int,
+                   ct: np.dtype, rt: np.dtype, log: bool, terms_only: bool) -> np.ndarray:
+    """One block of values: ``exp(x - m)`` of its members (``terms_only``), or the softmax
+    ``exp(x - m) / s`` (log: ``(x - m) - log(s)``); ``m`` and ``s`` hold every group along
+    ``ax``.  NumPy's exp and log on contiguous arrays of the computing dtype, as the C calls;
+    no floating-point warning, as the top-level function emits none."""
+    with np.errstate(all="ignore"):
+        d = np.subtract(x.astype(ct), np.take(m, ids, axis=ax))
+        if log and not terms_only:
+            ls = np.log(np.ascontiguousarray(s))
+            return (d - np.take(ls, ids, axis=ax)).astype(rt, copy=False)
+        e = np.exp(np.ascontiguousarray(d))
+        if terms_only:
+            return e
+        return (e / np.take(s, ids, axis=ax)).astype(rt, copy=False)
+
+
+def group_softmax(values, groups, *, size=None, axis=0, log=False, out=None, chunks="auto"):
+    """``scatterops.group_softmax`` on Dask arrays: a lazy array, bit-identical when computed.
+
+    Same arguments and result as the top-level function; ``values`` and ``groups`` may be
+    dask or NumPy arrays (a NumPy ``values`` is cut into ``chunks``, default ``"auto"``),
+    ``size=`` is required when ``groups`` is a dask array, and ``out=`` is a TypeError.  The
+    result has ``values``' chunks.
+
+    Three lazy steps, each exact for every chunking: the max ``m`` of each group
+    (``group_reduce(..., "max")`` in the computing dtype), the sum ``s`` of ``exp(x - m)`` in
+    member order (``group_reduce(..., "sum")`` of those terms: each group summed whole, in
+    order, by one call), then each member from its block, ``m`` and ``s``.
+
+    Examples
+    --------
+    >>> import numpy as np, dask.array as da, scatterops.dask
+    >>> v = da.from_array(np.array([0.0, 0.0, 1.0]), chunks=2)
+    >>> scatterops.dask.group_softmax(v, np.array([0, 0, 1])).compute()
+    array([0.5, 0.5, 1. ])
+    """
+    name = "group_softmax"
+    values, groups = _arguments(name, values, groups, size, out)
+    # every rule but the ids' values, by the top-level function on stand-ins
+    vshape, gshape = tuple(values.shape), tuple(groups.shape)
+    ax = _axis(axis, len(vshape)) if vshape else None
+    if ax is None or len(gshape) != 1 or vshape[ax] != gshape[0]:
+        scatterops.group_softmax(_stand_in(vshape, values.dtype), _stand_in(gshape, groups.dtype),
+                                 size=size, axis=axis, log=log)
+        raise AssertionError("scatterops.group_softmax took a call it refuses")  # pragma: no cover
+    empty = vshape[:ax] + (0,) + vshape[ax + 1:]
+    scatterops.group_softmax(_stand_in(empty, values.dtype), np.zeros(0, groups.dtype),
+                             size=size, axis=ax, log=log)
+    rt = scatterops.group_softmax(np.zeros(0, values.dtype), np.zeros(0, np.intp)).dtype
+    ct = np.dtype(np.float64) if rt == np.float16 else rt
+    if size is None:
+        size = max(int(groups.max()) + 1, 0) if groups.size else 0
+    size = int(size)
+
+    dvalues = _as_dask_data(values, chunks, f"scatterops.dask.{name}", "values")
+    in_chunks = dvalues.chunks[ax]
+    dgroups = (groups.rechunk((in_chunks,)) if _is_dask(groups)
+               else da.from_array(groups, chunks=(in_chunks,), name=False))
+    # m and s hold every group along axis (one chunk there) and values' chunks elsewhere; a
+    # block of values meets them through the index "Z", which blockwise concatenates
+    whole = tuple(-1 if d == ax else c for d, c in enumerate(dvalues.chunks))
+    reduce = dict(size=size, axis=ax, _errors_of=_SOFTMAX)
+    letters = "".join(chr(ord("a") + d) for d in range(dvalues.ndim))
+    rest = letters[:ax] + "Z" + letters[ax + 1:]
+    m = group_reduce(dvalues.astype(ct), dgroups, "max", **reduce).rechunk(whole)
+
+    def each_member(s, terms_only, dtype):
+        return da.blockwise(_softmax_block, letters, dvalues, letters, dgroups, letters[ax],
+                            m, rest, s, None if s is None else rest, ax=ax, ct=ct, rt=dtype,
+                            log=log, terms_only=terms_only, dtype=dtype, concatenate=True)
+    s = group_reduce(each_member(None, True, ct), dgroups, "sum", **reduce).rechunk(whole)
+    return each_member(s, False, rt)

@@ -5,7 +5,8 @@ the computing dtype and runs; docs/contract.md ("Group reductions") gives the ru
 """
 from __future__ import annotations
 
-from typing import Any
+import textwrap
+from typing import Any, Optional
 
 import numpy as np
 
@@ -13,7 +14,49 @@ from . import _core
 
 _GROUP, _SEGMENT, _GROUP_SOFTMAX, _SEGMENT_SOFTMAX = range(4)
 
+# The Raises section of the four docstrings: what they share is written here once, each
+# function's own cases are filled in by ``_raises``.
+_RAISES = """Raises
+    ------
+    ValueError
+        {value}, ``out`` of another shape; nothing is written to ``out``.
+    TypeError
+        {wrong_type}{ids} that are not integers, ``out`` that is not an ndarray or of another
+        dtype.
+{index}    numpy.exceptions.AxisError
+        ``axis`` out of range."""
 
+_INDEX = """    IndexError
+        An id outside ``[0, size)``{when}; nothing is written to ``out``.
+"""
+
+_REDUCE_TYPE = "A func the values' dtype does not take, a ``dtype=`` the func does not take, "
+_SOFTMAX_TYPE = "Values that are not bool, integer or real float, "
+_OFFSETS = ("An offset of ``indptr`` that breaks its rule (named by its position), an empty "
+            "``indptr``")
+
+
+def _raises(value: str, wrong_type: str, ids: str, index: Optional[str] = None):
+    """Put the shared Raises section into a function's docstring, at its ``{raises}`` line:
+    ``value`` and ``wrong_type`` open the ValueError and TypeError entries, ``ids`` names the
+    ids' argument; ``index``, where ids can be out of range, says when that is an IndexError."""
+    text = _RAISES.format(value=value, wrong_type=wrong_type, ids=ids,
+                          index="" if index is None else _INDEX.format(when=index))
+    text = "\n".join(textwrap.fill(line.strip(), 92, initial_indent=" " * 8,
+                                   subsequent_indent=" " * 8) if line.startswith(" " * 8) else line
+                     for line in text.splitlines())
+
+    def put(func):
+        if func.__doc__:                # None under python -OO
+            func.__doc__ = func.__doc__.replace("{raises}", text)
+        return func
+    return put
+
+
+@_raises(value="An unknown func or mode, ``groups`` of another length than ``values`` along "
+               "``axis``, a bad ``size``, ``ddof`` or ``fill_value`` (one an integer result "
+               "cannot hold)",
+         wrong_type=_REDUCE_TYPE, ids="ids", index=' under ``mode="raise"``')
 def group_reduce(values: Any, groups: Any, func: Any = "sum", *, size: Any = None,
                  axis: Any = 0, fill_value: Any = None, ddof: Any = 0, dtype: Any = None,
                  mode: str = "raise", out: Any = None) -> np.ndarray:
@@ -59,18 +102,7 @@ def group_reduce(values: Any, groups: Any, func: Any = "sum", *, size: Any = Non
     ndarray
         ``values``' shape with ``axis`` replaced by ``size``.
 
-    Raises
-    ------
-    ValueError
-        An unknown func or mode, a shape that does not match, a bad ``fill_value`` for an
-        integer result, ``out`` of another shape.
-    TypeError
-        A func the values' dtype does not take, ids that are not integers, a ``dtype=`` the
-        func does not take, ``out`` of another dtype.
-    IndexError
-        An id outside ``[0, size)`` under ``mode="raise"``; nothing is written to ``out``.
-    numpy.exceptions.AxisError
-        ``axis`` out of range.
+    {raises}
 
     Examples
     --------
@@ -91,6 +123,9 @@ def group_reduce(values: Any, groups: Any, func: Any = "sum", *, size: Any = Non
                        mode, out, False)
 
 
+@_raises(value=_OFFSETS + ", an unknown func, a bad ``ddof`` or ``fill_value`` (one an "
+               "integer result cannot hold)",
+         wrong_type=_REDUCE_TYPE, ids="offsets")
 def segment_reduce(values: Any, indptr: Any, func: Any = "sum", *, axis: Any = 0,
                    fill_value: Any = None, ddof: Any = 0, dtype: Any = None,
                    out: Any = None) -> np.ndarray:
@@ -125,17 +160,7 @@ def segment_reduce(values: Any, indptr: Any, func: Any = "sum", *, axis: Any = 0
     ndarray
         ``values``' shape with ``axis`` replaced by ``len(indptr) - 1``.
 
-    Raises
-    ------
-    ValueError
-        An offset of ``indptr`` that breaks its rule (named by its position), an unknown
-        func, a bad ``fill_value`` for an integer result, ``out`` of another shape; nothing is
-        written to ``out``.
-    TypeError
-        A func the values' dtype does not take, offsets that are not integers, a ``dtype=``
-        the func does not take, ``out`` of another dtype.
-    numpy.exceptions.AxisError
-        ``axis`` out of range.
+    {raises}
 
     Examples
     --------
@@ -154,6 +179,8 @@ def segment_reduce(values: Any, indptr: Any, func: Any = "sum", *, axis: Any = 0
                        "raise", out, False)
 
 
+@_raises(value="``groups`` of another length than ``values`` along ``axis``, a bad ``size``",
+         wrong_type=_SOFTMAX_TYPE, ids="ids", index="")
 def group_softmax(values: Any, groups: Any, *, size: Any = None, axis: Any = 0,
                   log: bool = False, out: Any = None) -> np.ndarray:
     """The softmax of each group's members: ``exp(x - m) / s`` (log: ``(x - m) - log(s)``).
@@ -183,18 +210,7 @@ def group_softmax(values: Any, groups: Any, *, size: Any = None, axis: Any = 0,
         ``values``' shape, in the computing dtype (float64 for integer values; float16
         values give float16).
 
-    Raises
-    ------
-    ValueError
-        An unknown func or mode, a shape that does not match, a bad ``fill_value`` for an
-        integer result, ``out`` of another shape.
-    TypeError
-        A func the values' dtype does not take, ids that are not integers, a ``dtype=`` the
-        func does not take, ``out`` of another dtype.
-    IndexError
-        An id outside ``[0, size)`` ; nothing is written to ``out``.
-    numpy.exceptions.AxisError
-        ``axis`` out of range.
+    {raises}
 
     Examples
     --------
@@ -207,6 +223,8 @@ def group_softmax(values: Any, groups: Any, *, size: Any = None, axis: Any = 0,
                        "raise", out, log)
 
 
+@_raises(value=_OFFSETS + " or one that does not cover every slice",
+         wrong_type=_SOFTMAX_TYPE, ids="offsets")
 def segment_softmax(values: Any, indptr: Any, *, axis: Any = 0, log: bool = False,
                     out: Any = None) -> np.ndarray:
     """`group_softmax` of the segments ``indptr[g]:indptr[g+1]``, which cover ``values``.
@@ -229,17 +247,7 @@ def segment_softmax(values: Any, indptr: Any, *, axis: Any = 0, log: bool = Fals
     ndarray
         ``values``' shape, in the computing dtype.
 
-    Raises
-    ------
-    ValueError
-        An offset of ``indptr`` that breaks its rule (named by its position), an unknown
-        func, a bad ``fill_value`` for an integer result, ``out`` of another shape; nothing is
-        written to ``out``.
-    TypeError
-        A func the values' dtype does not take, offsets that are not integers, a ``dtype=``
-        the func does not take, ``out`` of another dtype.
-    numpy.exceptions.AxisError
-        ``axis`` out of range.
+    {raises}
 
     Examples
     --------

@@ -260,7 +260,8 @@ def _fill(name: str, func: str, fill_value, dtype: np.dtype) -> np.ndarray:
         raise type(exc)(f"{name}: fill_value could not be converted to an array: {exc}") from None
     if fv.ndim != 0:
         raise ValueError(f"{name}: fill_value must be a scalar, got shape {fv.shape}")
-    if dtype.kind in "iub" and fv.dtype.kind in "biuf":
+    # a Python int too large for int64 / uint64 comes as an object array: its range is checked too
+    if dtype.kind in "iub" and (fv.dtype.kind in "biuf" or isinstance(fv.item(), int)):
         v = fv.item()
         if isinstance(v, float) and not np.isfinite(v):
             raise ValueError(f"{name}: fill_value={fill_value!r} cannot be held by the result "

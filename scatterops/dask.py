@@ -75,7 +75,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
 import scatterops
 from . import _core, _messages
 
-__all__ = ["scatter_update", "scatter_nd", "scatter_elements", "group_reduce"]
+__all__ = ["scatter_update", "scatter_nd", "scatter_elements", "group_reduce", "group_softmax"]
 
 # the core's kinds of call
 _UPDATE = _core.KINDS["scatter_update"]
@@ -344,11 +344,12 @@ def _apply(name: str, kind: int, block: np.ndarray, checked: Any, upd_axis: int,
 
 # ----------------------------------------------------------------------------- the graph
 
-def _as_dask_data(data: Any, chunks: Any, name: str):
+def _as_dask_data(data: Any, chunks: Any, name: str, arg: str = "data"):
+    """``data`` (the argument ``arg``) as a dask array: a NumPy one cut into ``chunks``."""
     if _is_dask(data):
         if not (isinstance(chunks, str) and chunks == "auto"):
-            raise TypeError(f"{name}: chunks= applies to a NumPy data; rechunk a dask data "
-                            "with data.rechunk(...)")
+            raise TypeError(f"{name}: chunks= applies to a NumPy {arg}; rechunk a dask {arg} "
+                            f"with {arg}.rechunk(...)")
         return data
     return da.from_array(np.asarray(data), chunks=chunks, name=False)
 
@@ -566,11 +567,11 @@ def __getattr__(name):
     # group_reduce (scatterops/_dask_groups.py) builds on the routing helpers above and is
     # imported on first use, not here: a worker that unpickles one of its tasks imports that
     # module first, which imports this one, which must then not import it back half-made
-    if name == "group_reduce":
-        from ._dask_groups import group_reduce
-        return group_reduce
+    if name in ("group_reduce", "group_softmax"):
+        from . import _dask_groups
+        return getattr(_dask_groups, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | {"group_reduce"})
+    return sorted(set(globals()) | {"group_reduce", "group_softmax"})

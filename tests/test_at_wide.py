@@ -126,6 +126,67 @@ def test_other_calls_are_declined():
     assert np.all(a == [1.5, 1, 1, 1])
 
 
+# ---- float16: the loop's own conversions, held to NumPy's bit for bit ----------------------
+
+_EVERY_HALF = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
+
+
+def _bits_equal(ufunc, a, index, b):
+    """_core.at gives ufunc.at's bytes, NaN payloads and signs included."""
+    mine, theirs = a.copy(), a.copy()
+    with np.errstate(all="ignore"):
+        assert _core.at(ufunc, mine, index, b) is None
+        ufunc.at(theirs, index, b)
+    bad = np.flatnonzero(mine.view(np.uint16) != theirs.view(np.uint16))
+    assert bad.size == 0, [(hex(a.view(np.uint16)[i]), b, hex(mine.view(np.uint16)[i]),
+                            hex(theirs.view(np.uint16)[i])) for i in bad[:5]]
+
+
+@pytest.mark.parametrize("ufunc,b", [(np.maximum, -np.inf), (np.multiply, 1.0), (np.add, 0.0),
+                                     (np.add, -0.0), (np.subtract, 0.0)], ids=repr)
+def test_every_float16_widens_and_narrows_as_numpy(ufunc, b):
+    """each of the 65536 float16 values (signalling and quiet NaNs, subnormals, zeros)
+    widened, combined with b and narrowed back: maximum with -inf returns the element
+    itself, so a conversion that changed a bit shows"""
+    _bits_equal(ufunc, _EVERY_HALF, np.arange(1 << 16), b)
+
+
+def _turning_points():
+    """doubles where float16 rounding turns: each float16's neighbours halfway, just
+    below and just above halfway, the overflow threshold, the subnormal edges"""
+    h = np.arange(0x7c00, dtype=np.uint16).view(np.float16).astype(np.float64)
+    mid = (h[:-1] + h[1:]) / 2                  # exact in float64
+    pts = np.concatenate([mid, np.nextafter(mid, 0), np.nextafter(mid, np.inf), h,
+                          [65504.0, 65519.99999999999, 65520.0, 65536.0, 1e300, 2.0 ** -25,
+                           np.nextafter(2.0 ** -25, 1), np.nextafter(2.0 ** -25, 0),
+                           3 * 2.0 ** -26, 2.0 ** -26, 2.0 ** -24 * 1.5, 5e-324, 2.0 ** -1022,
+                           np.inf]])
+    return np.concatenate([pts, -pts])
+
+
+def test_float16_narrows_the_turning_points_as_numpy():
+    """b added to 0.0 narrowed: float16(b), at every point where rounding turns (b goes
+    into the loop one at a time, so a chunk of them per element of a, each element
+    taking one b)"""
+    pts = _turning_points()
+    for b in pts[::97].tolist() + [float("nan"), -float("nan")]:
+        _bits_equal(np.add, np.zeros(1, np.float16), np.array([0]), b)
+    # many at once: every float16 element plus one small b crosses a rounding point
+    for b in [2.0 ** -25, 2.0 ** -26, 3 * 2.0 ** -26, 2.0 ** -12, 2.0 ** -11, 0.25, 16.0,
+              2.0 ** -25 + 2.0 ** -60, -(2.0 ** -25), 1e-8, 1 / 3, 32.0, 8.0 + 2.0 ** -40]:
+        _bits_equal(np.add, _EVERY_HALF, np.arange(1 << 16), b)
+
+
+def test_float16_nan_payloads_as_numpy():
+    """a NaN keeps its sign and the top 10 bits of its payload; a NaN whose top bits are
+    all 0 stays a NaN"""
+    payloads = [1, 2 ** 41, 2 ** 42, 2 ** 51, 2 ** 51 + 1, 2 ** 52 - 1, 0x5555555555555]
+    for sign in (0, 1):
+        for m in payloads:
+            b = np.array([(sign << 63) | (0x7ff << 52) | m], np.uint64).view(np.float64)[0]
+            _bits_equal(np.maximum, np.full(1, -np.inf, np.float16), np.array([0]), float(b))
+
+
 # ---- ml_dtypes' bfloat16 -------------------------------------------------------------------
 
 def _bf16():

@@ -153,6 +153,44 @@ def test_mean_gives_the_reference(call):
     _same(other, want)
 
 
+@st.composite
+def sparse_mean_call(draw):
+    """A mean of a few updates into an out of many more elements: its scratch pairs are
+    started and divided only where the indices point (call/cost.h, so_mean_pairs_at_hits; an
+    out of at most 1024 elements keeps the direct form: so_mean_out_small), so
+    every element the updates miss must keep data's value (NaN, -0.0 among them), and an
+    element hit several times (by negative and positive spellings) is divided once."""
+    dtype = draw(st.sampled_from([d for d in DTYPES if d != "float16"]))
+    idx_dtype = draw(st.sampled_from(INDEX_DTYPES))
+    size = draw(st.integers(40, 250 if np.dtype(idx_dtype).itemsize == 1 else 1024))
+    n = draw(st.integers(1, 24))
+    signed = np.dtype(idx_dtype).kind == "i"
+    low = max(-size, np.iinfo(idx_dtype).min) if signed else 0
+    high = min(size - 1, np.iinfo(idx_dtype).max)
+    idx = np.array(draw(st.lists(st.integers(low, high), min_size=n, max_size=n)),
+                   dtype=idx_dtype)
+    rng = np.random.default_rng(draw(st.integers(0, 2**32)))
+    upd = _array(dtype, rng.integers(0, 20, n))
+    data = _array(dtype, rng.integers(0, 20, size))
+    return data, idx, upd, draw(st.booleans())
+
+
+@given(sparse_mean_call())
+def test_sparse_mean_gives_the_reference(call):
+    data, idx, upd, include_self = call
+    want = reference.scatter_elements(data, idx, upd, 0, reduction="mean",
+                                      include_self=include_self)
+    _same(_call(data, idx, upd, "mean", True, True, include_self=include_self), want)
+    inplace = data.copy()
+    _call(inplace, idx, upd, "mean", True, True, include_self=include_self, out=inplace)
+    _same(inplace, want)
+    other = np.zeros_like(data)
+    _call(data, idx, upd, "mean", True, True, include_self=include_self, out=other)
+    _same(other, want)
+    _same(_direct(lambda: so.scatter_nd(data, idx[:, None], upd, reduction="mean",
+                                        include_self=include_self), True), want)
+
+
 @pytest.mark.parametrize("include_self", [True, False])
 @pytest.mark.parametrize("idx_dtype", ["int16", "uint64"])
 def test_long_mean_every_form(idx_dtype, include_self):
@@ -174,11 +212,12 @@ def test_long_mean_every_form(idx_dtype, include_self):
 
 
 @pytest.mark.parametrize("idx_dtype", ["int8", "int64", "uint32"])
-@pytest.mark.parametrize("n", [300, 30_000])
-def test_bad_index_in_a_mean_writes_nothing(idx_dtype, n):
+@pytest.mark.parametrize("n,size", [(300, 100), (30_000, 100), (5, 100)])
+def test_bad_index_in_a_mean_writes_nothing(idx_dtype, n, size):
+    """(5, 100): the pairs only where the indices point, the bad one among them."""
     idx = (np.arange(n) % 90).astype(idx_dtype)
     idx[n - 3] = 100
-    data = np.arange(100, dtype=np.float32)
+    data = np.arange(size, dtype=np.float32)
     before = data.copy()
     calls = _core.direct_means()
     for include_self in (True, False):

@@ -1,5 +1,5 @@
-"""scatterops.dask.group_reduce: lazy, and bit-identical to scatterops.group_reduce on the
-computed inputs for every chunking, every func, NumPy or dask groups.
+"""scatterops.dask.group_reduce and group_softmax: lazy, and bit-identical to the top-level
+functions on the computed inputs for every chunking, every func, NumPy or dask groups.
 
 Hypothesis draws the call (every func the dtype takes, 1-D or 2-D values, any axis, ids out of
 range under both modes, fill values, ddof) and the chunkings of values and groups (chunks of
@@ -175,6 +175,67 @@ def test_each_task_runs_its_call_under_a_thread_local_count(monkeypatch):
         lazy = sd.group_reduce(da.ones(10, chunks=5), np.arange(10) % 4)
     lazy.compute(scheduler="sync")
     assert seen == [2, 2]
+
+
+# ----------------------------------------------------------------------------- group_softmax
+
+SOFTMAX_DTYPES = [np.dtype(t) for t in ("f8", "f4", "f2", "i4", "u1", "?", "c8")]  # c8: refused
+
+
+@st.composite
+def softmax_calls(draw):
+    dtype = draw(st.sampled_from(SOFTMAX_DTYPES))
+    ndim = draw(st.integers(1, 2))
+    shape = tuple(draw(st.lists(st.integers(0, 7), min_size=ndim, max_size=ndim)))
+    axis = draw(st.integers(-ndim, ndim - 1))
+    n = shape[axis]
+    size = draw(st.one_of(st.none(), st.integers(0, 6)))
+    low, high = (-1, 6) if draw(st.booleans()) else (0, (size or 4) - 1)
+    groups = np.array(draw(st.lists(st.integers(min(low, high), max(low, high)), min_size=n,
+                                    max_size=n)), dtype=np.int64)
+    return dict(values=_values(draw, dtype, shape), groups=groups,
+                kw={"size": size, "axis": axis, "log": draw(st.booleans())},
+                chunks=tuple(draw(chunking(s)) for s in shape),
+                group_chunks=draw(chunking(n)), dask_groups=draw(st.booleans()),
+                dask_values=draw(st.booleans()))
+
+
+@given(softmax_calls())
+def test_softmax_matches_the_top_level_function_bit_for_bit_or_raises_as_it_does(c):
+    kw = dict(c["kw"])
+    if c["dask_groups"] and kw["size"] is None:
+        kw["size"] = int(c["groups"].max()) + 1 if c["groups"].size else 0
+    values = da.from_array(c["values"], chunks=c["chunks"]) if c["dask_values"] else c["values"]
+    groups = da.from_array(c["groups"], chunks=(c["group_chunks"],)) if c["dask_groups"] \
+        else c["groups"]
+    extra = {} if c["dask_values"] else {"chunks": c["chunks"]}
+
+    def same(want, lazy):
+        assert isinstance(lazy, da.Array) and lazy.dtype == want.dtype
+        assert lazy.shape == want.shape and lazy.chunks == da.from_array(
+            c["values"], chunks=c["chunks"]).chunks
+        assert_identical(lazy.compute(scheduler="threads"), want)
+    assert_lazy_as_top(lambda: scatterops.group_softmax(c["values"], c["groups"], **kw),
+                       lambda: sd.group_softmax(values, groups, **kw, **extra), same)
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_on_many_chunks_is_the_top_level_result(log):
+    rng = np.random.default_rng(5)
+    values = rng.standard_normal((600, 3)).astype(np.float32) * 20
+    groups = rng.integers(0, 40, 600)
+    want = scatterops.group_softmax(values, groups, size=50, log=log)
+    for chunks in ((37, 2), (600, 1), (7, 3)):
+        got = sd.group_softmax(da.from_array(values, chunks=chunks),
+                               da.from_array(groups, chunks=91), size=50, log=log)
+        assert_identical(got.compute(scheduler="threads"), want)
+
+
+def test_softmax_needs_size_with_dask_groups_and_refuses_out():
+    with pytest.raises(ValueError, match="size="):
+        sd.group_softmax(np.ones(4), da.from_array(np.zeros(4, int), chunks=2))
+    with pytest.raises(TypeError, match="out="):
+        sd.group_softmax(np.ones(4), [0, 0, 1, 1], out=np.zeros(4))
 
 
 # ----------------------------------------------------------------------------- a real cluster

@@ -125,6 +125,16 @@ def test_a_fill_an_integer_result_cannot_hold_is_a_value_error(fill):
         R.group_reduce(np.array([1], np.uint8), [1], "max", fill_value=fill)
 
 
+@pytest.mark.parametrize("values, func, fill", [
+    (np.array([1]), "sum", 2 ** 70), (np.array([1]), "sum", -2 ** 70),
+    (np.array([1], np.uint64), "sum", 2 ** 64), (np.array([1]), "count", 2 ** 70),
+    (np.array([1.0]), "argmax", 2 ** 70), (np.array([True]), "any", 2 ** 70)])
+def test_a_python_int_no_integer_dtype_holds_is_a_value_error_too(values, func, fill):
+    # np.asarray(2 ** 70) is an object array: the range check must see the int in it
+    with pytest.raises(ValueError, match="fill_value"):
+        R.group_reduce(values, [1], func, fill_value=fill)
+
+
 # ---- ddof, NaN, infinities, signed zeros, ties ---------------------------------------------
 
 def test_ddof_divides_by_count_minus_ddof_and_gives_nan_where_that_is_not_positive():

@@ -77,6 +77,17 @@ so_mean_out_small(npy_intp size, npy_intp n)
     return size <= 4 * n + 1024;
 }
 
+/* The direct form's mean starts its scratch pairs from out and divides them
+ * into it only where the indices point (a pass over the updates each, at
+ * random) when out has more than 1.5 elements an update, else over all of out
+ * (a pass over out each, in order).  docs/design.md, "A small mean: its pairs
+ * where the indices point". */
+static inline int
+so_mean_pairs_at_hits(npy_intp size, npy_intp n)
+{
+    return 2 * size > 3 * n;
+}
+
 /* ---- the walk's split over threads (walk/split.c applies them) ------------
  *
  * Any split needs SO_MIN_WORK_PER_THREAD update elements a thread (less does

@@ -116,6 +116,28 @@ bad_position(const so_call *c, const so_direct_form *form, npy_intp pos)
     return pos;
 }
 
+/* A mean's pairs started from a (finish 0), or divided into a (finish 1):
+ * over all of a, or only where the indices point when a is much larger than
+ * the updates (so_mean_pairs_at_hits). */
+static void
+mean_pairs(const so_call *c, const so_direct_form *form, const so_mean_indexed *mean,
+           const so_array *a, char *pairs, int finish)
+{
+    const npy_intp size = c->data.dims[0];
+    if (!so_mean_pairs_at_hits(size, form->n)) {
+        if (finish) mean->finish(a->bytes, a->strides[0], size, pairs, c->include_self);
+        else mean->start(a->bytes, a->strides[0], size, pairs);
+    }
+    else if (finish) {
+        so_mean_finish_hit(mean, form->itype, c->idx.bytes, form->n, a->bytes, a->strides[0],
+                           size, pairs, c->include_self);
+    }
+    else {
+        so_mean_start_hit(mean, form->itype, c->idx.bytes, form->n, a->bytes, a->strides[0],
+                          size, pairs);
+    }
+}
+
 /* The call in one pass (see SO_ONE_PASS_MIN).  Stopped or on a bad index,
  * nothing was written to out.  The host's checked hook runs where the separate
  * check would have ended, before the loop: the tests tell by it which calls
@@ -153,7 +175,7 @@ one_pass(const so_call *c, so_host *h, const so_direct_form *form, const so_mean
     so_direct_calls += form->elems != NULL;
     so_direct_one_pass++;
     poll = c->nupd >= SO_GIL_RELEASE_MIN ? h->unlock(h) : NULL;
-    if (mean != NULL) mean->start(data->bytes, data->strides[0], size, pairs);
+    if (mean != NULL) mean_pairs(c, form, mean, data, pairs, 0);
     pos = partial_threads > 1 ? so_run_partials(c, form, o, os, size, partial_threads, poll)
                               : SO_PARTIAL_DECLINED;
     if (pos == SO_PARTIAL_DECLINED) {
@@ -162,7 +184,7 @@ one_pass(const so_call *c, so_host *h, const so_direct_form *form, const so_mean
     if (pos == -1 && mean != NULL && (out == NULL || out_is_data)) {
         /* the division, into the fresh result or into data itself */
         const so_array *dst = out == NULL ? &work : out;
-        mean->finish(dst->bytes, dst->strides[0], size, pairs, c->include_self);
+        mean_pairs(c, form, mean, dst, pairs, 1);
         divided = out != NULL;
     }
     if (poll != NULL) rc = h->relock(h);
@@ -190,7 +212,7 @@ one_pass(const so_call *c, so_host *h, const so_direct_form *form, const so_mean
     }
     else if (!out_is_data) {
         rc = h->copy(h, out, data);
-        if (rc == 0) mean->finish(out->bytes, out->strides[0], size, pairs, c->include_self);
+        if (rc == 0) mean_pairs(c, form, mean, out, pairs, 1);
     }
     free(pairs);
     if (rc < 0) {

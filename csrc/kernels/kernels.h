@@ -79,7 +79,12 @@ so_indexed_fn so_indexed_kernel(PyArray_Descr *d, int op, int itype);
  *     i < n, pair j = idx[i]'s sum combined with u[i] and counted (first: an
  *     element's first update assigned, as with include_self=False);
  *   finish(o, aos, size, w, include_self): each counted element of o becomes
- *     sum / (count + include_self), kernels/mean_div.h's division.
+ *     sum / (count + include_self), kernels/mean_div.h's division;
+ *   start_at, finish_at: the same for the pairs that int64 index values ix[0..n)
+ *     name only (wrapped as the loops wrap them, values outside skipped), each
+ *     element divided once, its count then 0: a pass over the updates instead
+ *     of one over out.  so_mean_start_hit and so_mean_finish_hit run them on a
+ *     call's indices of any index type.
  * At most SO_MEAN_INDEXED_MAX updates a call (the count's range).
  * so_mean_indexed_kernel: the loops for this dtype, or NULL (float16, bool,
  * byte-swapped and generic dtypes). */
@@ -87,10 +92,18 @@ typedef struct {
     void (*start)(const char *o, npy_intp aos, npy_intp size, char *w);
     const so_indexed_fn *self, *first;
     void (*finish)(char *o, npy_intp aos, npy_intp size, const char *w, int include_self);
+    void (*start_at)(const char *o, npy_intp aos, npy_intp size, const npy_int64 *ix,
+                     npy_intp n, char *w);
+    void (*finish_at)(char *o, npy_intp aos, npy_intp size, const npy_int64 *ix, npy_intp n,
+                      char *w, int include_self);
     size_t pair_bytes;
 } so_mean_indexed;
 #define SO_MEAN_INDEXED_MAX ((npy_intp)0x7fffffff)
 const so_mean_indexed *so_mean_indexed_kernel(PyArray_Descr *d);
+void so_mean_start_hit(const so_mean_indexed *mk, int itype, const char *idx, npy_intp n,
+                       const char *o, npy_intp aos, npy_intp size, char *w);
+void so_mean_finish_hit(const so_mean_indexed *mk, int itype, const char *idx, npy_intp n,
+                        char *o, npy_intp aos, npy_intp size, char *w, int include_self);
 /* partial.c: for a reduction whose result does not depend on the order of the
  * updates (integer dtypes; add, sub, mul, max, min), the loops of a private
  * partial output that a share of the updates is reduced into by the

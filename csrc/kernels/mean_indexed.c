@@ -2,15 +2,19 @@
  * kernels/mean_indexed.c: reduction="mean" in the direct form of a 1-D call
  * (call/direct.c), in one pass over the updates: each element's sum and its
  * count side by side in a scratch array of pairs (one cache line an update,
- * where a sum in out and a count apart touch two: the C model,
- * benchmarks/cmodel/runs_model.c, 1e6 random float32 updates into 1e5, 6.7
- * -> 1.7 ns an update), then one pass writing each counted element of out
- * divided (kernels/mean_div.h).  The same additions in the same order as the
- * general walk, the same division: the same bits.  Indices read as int32 or
- * int64 (the other index types through one of these, kernels/widen.c),
- * wrapped and tested as in kernels/indexed.c: a loop stops at
- * the first index outside and returns its position, with only the scratch
+ * where a sum in out and a count apart touch two: docs/design.md, "A small
+ * mean: its pairs where the indices point"), then one pass writing each
+ * counted element of out divided (kernels/mean_div.h).  The same additions in
+ * the same order as the general walk, the same division: the same bits.
+ * Indices read as int32 or int64 (the other index types through one of these,
+ * kernels/widen.c), wrapped and tested as in kernels/indexed.c: a loop stops
+ * at the first index outside and returns its position, with only the scratch
  * pairs written.
+ *
+ * The pairs are started from out and divided into it either whole (start,
+ * finish) or only where the indices point (start_at, finish_at: a pass over
+ * the updates each, for an out much larger than the updates; call/cost.h's
+ * so_mean_pairs_at_hits chooses).
  */
 #include "kernels/mean_div.h"
 
@@ -83,11 +87,40 @@ NAME##_mean_finish(char *o, npy_intp aos, npy_intp size, const char *w,         
         }                                                                             \
     }                                                                                 \
 }                                                                                     \
+static void                                                                           \
+NAME##_mean_start_at(const char *o, npy_intp aos, npy_intp size, const npy_int64 *ix,  \
+                     npy_intp n, char *w)                                             \
+{                                                                                     \
+    NAME##_pair *restrict p = (NAME##_pair *)(void *)w;                               \
+    npy_intp i;                                                                       \
+    for (i = 0; i < n; i++) {                                                         \
+        npy_intp j = so_wrap((npy_intp)ix[i], size);                                  \
+        if (SO_IX_OUTSIDE(j, size)) continue;                                         \
+        memcpy(&p[j].s, o + j * aos, sizeof(T));                                      \
+        p[j].c = 0;                                                                   \
+    }                                                                                 \
+}                                                                                     \
+static void                                                                           \
+NAME##_mean_finish_at(char *o, npy_intp aos, npy_intp size, const npy_int64 *ix,       \
+                      npy_intp n, char *w, int include_self)                          \
+{                                                                                     \
+    NAME##_pair *restrict p = (NAME##_pair *)(void *)w;                               \
+    npy_intp i;                                                                       \
+    T x;                                                                              \
+    for (i = 0; i < n; i++) {                                                         \
+        npy_intp j = so_wrap((npy_intp)ix[i], size);                                  \
+        if (SO_IX_OUTSIDE(j, size) || p[j].c <= 0) continue;                          \
+        x = NAME##_div(p[j].s, (npy_intp)p[j].c + include_self);                      \
+        memcpy(o + j * aos, &x, sizeof(T));                                           \
+        p[j].c = 0;             /* a repeated index: divided once */                  \
+    }                                                                                 \
+}                                                                                     \
 MEAN_BY_INDEX(NAME, T, 1, _self)                                                      \
 MEAN_BY_INDEX(NAME, T, 0, _first)                                                     \
 static const so_mean_indexed NAME##_mean = {                                          \
     NAME##_mean_start, NAME##_mean_self_by, NAME##_mean_first_by,                     \
-    NAME##_mean_finish, sizeof(NAME##_pair)};
+    NAME##_mean_finish, NAME##_mean_start_at, NAME##_mean_finish_at,                  \
+    sizeof(NAME##_pair)};
 
 /* ops.h's table without float16 (its additions convert through F16C, chosen
  * at run time in reduce.c; a float16 mean keeps the general walk) */
@@ -105,4 +138,62 @@ so_mean_indexed_kernel(PyArray_Descr *d)
         &u64_mean, NULL, &f32_mean, &f64_mean, &c64_mean, &c128_mean};
     int row = so_typed_row(d);
     return row < 0 ? NULL : rows[row];
+}
+
+/* The index values of a direct call as int64, in chunks: fn(chunk, m, ctx) for
+ * each (int64 indices are read in place). */
+static void
+for_index_chunks(int itype, const char *idx, npy_intp n,
+                 void (*fn)(const npy_int64 *ix, npy_intp m, void *ctx), void *ctx)
+{
+    npy_int64 w[SO_WIDE_CHUNK];
+    const npy_intp isz = so_index_size(itype);
+    npy_intp c, m;
+    if (itype == SO_IX_i64) {
+        fn((const npy_int64 *)(const void *)idx, n, ctx);
+        return;
+    }
+    for (c = 0; c < n; c += m) {
+        m = n - c < SO_WIDE_CHUNK ? n - c : SO_WIDE_CHUNK;
+        so_widen_index64(itype, (char *)w, idx + c * isz, m);
+        fn(w, m, ctx);
+    }
+}
+
+typedef struct {
+    const so_mean_indexed *mk;
+    char *o;
+    npy_intp aos, size;
+    char *w;
+    int include_self;
+} pairs_at;
+
+static void
+start_chunk(const npy_int64 *ix, npy_intp m, void *ctx)
+{
+    const pairs_at *a = (const pairs_at *)ctx;
+    a->mk->start_at(a->o, a->aos, a->size, ix, m, a->w);
+}
+
+static void
+finish_chunk(const npy_int64 *ix, npy_intp m, void *ctx)
+{
+    const pairs_at *a = (const pairs_at *)ctx;
+    a->mk->finish_at(a->o, a->aos, a->size, ix, m, a->w, a->include_self);
+}
+
+void
+so_mean_start_hit(const so_mean_indexed *mk, int itype, const char *idx, npy_intp n,
+                  const char *o, npy_intp aos, npy_intp size, char *w)
+{
+    pairs_at a = {mk, (char *)o, aos, size, w, 0};
+    for_index_chunks(itype, idx, n, start_chunk, &a);
+}
+
+void
+so_mean_finish_hit(const so_mean_indexed *mk, int itype, const char *idx, npy_intp n,
+                   char *o, npy_intp aos, npy_intp size, char *w, int include_self)
+{
+    pairs_at a = {mk, o, aos, size, w, include_self};
+    for_index_chunks(itype, idx, n, finish_chunk, &a);
 }

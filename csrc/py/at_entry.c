@@ -90,19 +90,50 @@ fp_modes_quiet(void)
     return quiet;
 }
 
-/* a takes the C path: plain, writeable, aligned, contiguous (no two elements
- * share memory), native, of a dtype with op's typed kernel. */
+/* a is a plain, writeable, aligned, contiguous (no two elements share memory),
+ * native ndarray. */
 static int
-plain_typed(PyObject *o, int op)
+plain_layout(PyObject *o)
 {
     PyArrayObject *a = (PyArrayObject *)o;
+    return PyArray_CheckExact(o) && PyArray_NDIM(a) >= 1 && PyArray_ISWRITEABLE(a) &&
+           PyArray_ISALIGNED(a) && (PyArray_IS_C_CONTIGUOUS(a) || PyArray_IS_F_CONTIGUOUS(a)) &&
+           PyArray_ISNBO(PyArray_DESCR(a)->byteorder);
+}
+
+/* a (plain_layout) is of a dtype with op's typed kernel. */
+static int
+typed(PyArrayObject *a, int op)
+{
     so_kernel kn;
-    if (!PyArray_CheckExact(o) || PyArray_NDIM(a) < 1 || !PyArray_ISWRITEABLE(a) ||
-            !PyArray_ISALIGNED(a) || !(PyArray_IS_C_CONTIGUOUS(a) || PyArray_IS_F_CONTIGUOUS(a))) {
-        return 0;
+    return so_reduce_kernel(&kn, PyArray_DESCR(a), op) && !kn.needs_gil;
+}
+
+/* The reduction entry of ufunc in _core.UFUNC_REDUCTIONS (*name its name
+ * there, borrowed), or -1 when it has none (nothing raised), -2 raised.  The
+ * last ufunc found is kept, with references (its address then names it): a
+ * loop calls at with one ufunc. */
+static int
+ufunc_entry(PyObject *ufunc, PyObject **name)
+{
+    static PyObject *last, *last_name;
+    static int last_entry;
+    int entry;
+    if (ufunc == last) {
+        *name = last_name;
+        return last_entry;
     }
-    return PyArray_ISNBO(PyArray_DESCR(a)->byteorder) &&
-           so_reduce_kernel(&kn, PyArray_DESCR(a), op) && !kn.needs_gil;
+    if (Py_TYPE(ufunc)->tp_hash == PyObject_HashNotImplemented) return -1;
+    *name = PyDict_GetItemWithError(ufunc_reductions, ufunc);
+    if (*name == NULL) return PyErr_Occurred() ? -2 : -1;
+    entry = so_parse_reduction("at", *name);
+    if (entry < 0) return -2;
+    Py_INCREF(ufunc);
+    Py_INCREF(*name);
+    Py_XSETREF(last, ufunc);
+    Py_XSETREF(last_name, *name);
+    last_entry = entry;
+    return entry;
 }
 
 /* b is one value that ufunc.at computes with in float64 (numpy.asarray(b) is a
@@ -270,13 +301,14 @@ run_public(PyArrayObject *a, const at_index *ix, PyObject *b, PyObject *name, np
 PyObject *
 so_py_at(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    PyObject *ufunc, *b, *name, *canonical;
+    PyObject *ufunc, *b, *name = NULL, *canonical;
     PyArrayObject *a;
     at_index ix;
     so_wide_fn wide = NULL;
     npy_intp size = 1;
     double bv = 0;
     int layout, ok, bnd = 0, rc, d, entry, op, mean;
+    char kind;
     if (nargs != 4) {
         PyErr_SetString(PyExc_TypeError, "at(ufunc, a, indices, b) takes 4 arguments");
         return NULL;
@@ -285,26 +317,22 @@ so_py_at(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     ufunc = args[0];
     a = (PyArrayObject *)args[1];
     b = args[3];
-    if (Py_TYPE(ufunc)->tp_hash == PyObject_HashNotImplemented) Py_RETURN_NOTIMPLEMENTED;
-    name = PyDict_GetItemWithError(ufunc_reductions, ufunc);
-    if (name == NULL) {
-        if (PyErr_Occurred()) return NULL;
-        Py_RETURN_NOTIMPLEMENTED;
-    }
-    entry = so_parse_reduction("at", name);
-    if (entry < 0) return NULL;
+    entry = ufunc_entry(ufunc, &name);
+    if (entry == -2) return NULL;
+    if (entry < 0) Py_RETURN_NOTIMPLEMENTED;
     so_reduction_info(entry, &canonical, &op, &mean);
-    layout = plain_typed((PyObject *)a, op);
+    layout = plain_layout((PyObject *)a);
     /* one float64 value on a float a: the scalar loop, which computes as NumPy's
      * float64 loop does (rounding once per update into a narrower a) */
     wide = layout ? so_wide_kernel(PyArray_DESCR(a), op) : NULL;
     ok = wide != NULL ? b_as_float64(b, a, &bv) : 0;
     if (ok == 0) {
         wide = NULL;
-        ok = layout ? b_in_a_dtype(b, a, &bnd) : 0;
+        ok = layout && typed(a, op) ? b_in_a_dtype(b, a, &bnd) : 0;
     }
     /* the kernels raise no floating-point error: an error mode that acts is NumPy's */
-    if (ok > 0 && strchr("biu", PyArray_DESCR(a)->kind) == NULL) ok = fp_modes_quiet();
+    kind = PyArray_DESCR(a)->kind;
+    if (ok > 0 && kind != 'b' && kind != 'i' && kind != 'u') ok = fp_modes_quiet();
     if (ok > 0) ok = so_at_read_index(a, args[2], &ix);
     if (ok < 0) return NULL;
     if (ok == 0) Py_RETURN_NOTIMPLEMENTED;

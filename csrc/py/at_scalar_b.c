@@ -45,9 +45,18 @@ covered_offsets(PyArrayObject *a, int axis, npy_intp *m)
 static PyArrayObject *
 checked_intp(PyArrayObject *x, npy_intp size, int axis)
 {
-    PyArrayObject *v = (PyArrayObject *)PyArray_FromAny(
-        (PyObject *)x, PyArray_DescrFromType(NPY_INTP), 0, 0, NPY_ARRAY_CARRAY_RO, NULL);
-    if (v == NULL) return NULL;
+    PyArrayObject *v;
+    if (PyArray_TYPE(x) == NPY_INTP && PyArray_ISNBO(PyArray_DESCR(x)->byteorder) &&
+            PyArray_IS_C_CONTIGUOUS(x) && PyArray_ISALIGNED(x)) {
+        /* already what the loop reads: no conversion to ask NumPy for */
+        Py_INCREF(x);
+        v = x;
+    }
+    else {
+        v = (PyArrayObject *)PyArray_FromAny((PyObject *)x, PyArray_DescrFromType(NPY_INTP), 0,
+                                             0, NPY_ARRAY_CARRAY_RO, NULL);
+        if (v == NULL) return NULL;
+    }
     if (!so_call_any_outside((const npy_intp *)PyArray_DATA(v), so_size(v), size)) return v;
     Py_DECREF(v);
     if (so_at_raise_first_bad(x, size, axis) == 0) {
@@ -73,7 +82,11 @@ so_at_run_wide(PyArrayObject *a, const at_index *ix, double b, so_wide_fn wide)
         size = PyArray_DIM(a, ix->axis);
         aos = PyArray_STRIDE(a, ix->axis);
         v = checked_intp(ix->idx, size, ix->axis);
-        if (v != NULL && (rest = covered_offsets(a, ix->axis, &m)) == NULL) Py_CLEAR(v);
+        /* a 1-d a: each position is one element, at offset 0 (no buffer) */
+        if (v != NULL && PyArray_NDIM(a) > 1 &&
+                (rest = covered_offsets(a, ix->axis, &m)) == NULL) {
+            Py_CLEAR(v);
+        }
     }
     if (v == NULL) return -1;
     so_py_host_init(&ph, 1);
