@@ -22,7 +22,7 @@ failed(const so_args *a, so_status st, int in_place)
         PyErr_SetString(PyExc_ValueError, "scatterops._core: inconsistent arguments");
         return NULL;
     }
-    so_note_interrupted(so_func_names[a->kind], in_place);
+    so_note_interrupted(so_func_names[a->c.kind], in_place);
     return NULL;
 }
 
@@ -40,17 +40,17 @@ PyObject *
 so_call_run(so_args *a, int nthreads)
 {
     PyArrayObject *data = a->data, *out = a->out, *work;
-    so_call c;
+    so_call *c = &a->c;
     so_py_host host;
     so_array result, w;
     so_status st;
     npy_intp bad;
-    int typed = a->typed, rc = 0, in_place = 0;
+    int typed = a->c.typed, rc = 0, in_place = 0;
 
     if (so_fold_equal_rows(a, nthreads) < 0) return NULL;
-    so_call_of(a, nthreads, &c);
+    so_call_sync(a, nthreads);
     so_py_host_init(&host, nthreads);
-    st = so_call_direct(&c, &host.h, &result, &bad, &in_place);
+    st = so_call_direct(c, &host.h, &result, &bad, &in_place);
     if (st == SO_DONE) return result_of(a, &result);
     if (st == SO_BAD_INDEX) {
         /* under "raise" its IndexError; else the mode's turn */
@@ -60,12 +60,12 @@ so_call_run(so_args *a, int nthreads)
         return failed(a, st, in_place);
     }
     if (rc == 0) {
-        if (!so_call_keeps_index_dtype(&c)) {
+        if (!so_call_keeps_index_dtype(c)) {
             if (so_args_intp_indices(a) < 0) return NULL;
-            so_array_of(a->idx, &c.idx);
+            so_array_of(a->idx, &c->idx);
         }
-        if (typed && out == NULL && a->include_self && !a->mean) {
-            st = so_call_fresh_checked(&c, &host.h, &result);
+        if (typed && out == NULL && a->c.include_self && !a->c.mean) {
+            st = so_call_fresh_checked(c, &host.h, &result);
             if (st == SO_DONE) return result_of(a, &result);
             if (st == SO_BAD_INDEX) {
                 /* the first bad index: its IndexError, or the mode's turn */
@@ -76,7 +76,7 @@ so_call_run(so_args *a, int nthreads)
             }
         }
         if (rc != SO_OUT_OF_RANGE) {
-            rc = a->nidx < SO_GIL_RELEASE_MIN ? so_args_check_indices(a, nthreads)
+            rc = a->c.nidx < SO_GIL_RELEASE_MIN ? so_args_check_indices(a, nthreads)
                                               : so_check_indices_long(a, nthreads);
             if (rc < 0) return NULL;
         }
@@ -85,12 +85,12 @@ so_call_run(so_args *a, int nthreads)
      * anything was written: the mode's transform of the indices, then on */
     if (rc == SO_OUT_OF_RANGE) {
         if (so_args_apply_mode(a) < 0) return NULL;
-        so_call_of(a, nthreads, &c);
+        so_call_sync(a, nthreads);
     }
     so_test_rewrite(a->idx);
 
-    if (typed && so_call_fuses_copy(&c)) {
-        st = so_call_fresh_fused(&c, &host.h, &result);
+    if (typed && so_call_fuses_copy(c)) {
+        st = so_call_fresh_fused(c, &host.h, &result);
         return st == SO_DONE ? result_of(a, &result) : failed(a, st, 0);
     }
     /* where the updates go: out itself, or a fresh copy of data (a C-ordered
@@ -98,9 +98,9 @@ so_call_run(so_args *a, int nthreads)
      * elements' own methods may raise halfway: out is written only once all of
      * it succeeded) */
     if (out != NULL && (typed || (PyArray_IS_C_CONTIGUOUS(out) &&
-                                  !(a->op != SO_NONE && PyDataType_REFCHK(PyArray_DESCR(out)))))) {
+                                  !(a->c.op != SO_NONE && PyDataType_REFCHK(PyArray_DESCR(out)))))) {
         if (out != data && so_copy_into(out, data) < 0) {
-            so_note_interrupted(so_func_names[a->kind], 1);
+            so_note_interrupted(so_func_names[a->c.kind], 1);
             return NULL;
         }
         work = out;
@@ -110,10 +110,10 @@ so_call_run(so_args *a, int nthreads)
         work = so_fresh_copy(data, nthreads);
         if (work == NULL) return NULL;
     }
-    if (a->nupd > 0) {
+    if (a->c.nupd > 0) {
         if (typed) {
             so_array_of(work, &w);
-            st = so_call_apply(&c, &host.h, &w);
+            st = so_call_apply(c, &host.h, &w);
             rc = st == SO_DONE ? 0 : -1;
             if (st == SO_NO_MEMORY) PyErr_NoMemory();
             else if (rc < 0 && !PyErr_Occurred()) {
@@ -124,7 +124,7 @@ so_call_run(so_args *a, int nthreads)
             rc = so_apply_generic(a, work);
         }
         if (rc < 0) {
-            so_note_interrupted(so_func_names[a->kind], work == out);
+            so_note_interrupted(so_func_names[a->c.kind], work == out);
             Py_DECREF(work);
             return NULL;
         }

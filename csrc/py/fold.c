@@ -127,7 +127,7 @@ so_fold_equal_rows(so_args *a, int nthreads)
     row_equal_fn eq;
     int d, equal;
 
-    if (a->kind != SO_ELEMENTS || nd < 2 || a->axis == nd - 1 || a->nidx < SO_FOLD_MIN ||
+    if (a->c.kind != SO_ELEMENTS || nd < 2 || a->c.axis == nd - 1 || a->c.nidx < SO_FOLD_MIN ||
             PyArray_DIM(idx, nd - 1) < 2 || PyArray_STRIDE(idx, nd - 1) != isz) {
         return 0;
     }
@@ -152,7 +152,7 @@ so_fold_equal_rows(so_args *a, int nthreads)
     kept = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, PyArray_DESCR(idx), nd, dims,
                                                  NULL, NULL, 0, NULL);
     if (kept == NULL) return -1;
-    if (a->nidx >= SO_GIL_RELEASE_MIN) {
+    if (a->c.nidx >= SO_GIL_RELEASE_MIN) {
         Py_BEGIN_ALLOW_THREADS
         equal = nd == 2 && nthreads > 1
                 ? rows_constant_2d(idx, eq, PyArray_BYTES(kept), nthreads)

@@ -1,6 +1,6 @@
 /*
- * py/host.c: the binding's side of the call layer -- a checked call's so_args
- * described as an so_call (call/call.h), and the so_host through which the
+ * py/host.c: the binding's side of the call layer -- a checked call's so_call
+ * (call/call.h) given its arrays, and the so_host through which the
  * call layer gets what needs NumPy or the interpreter: fresh arrays (the
  * output cache's memory for large ones), copies, the interpreter's lock
  * released for a long phase, the tests' index rewrite.
@@ -8,23 +8,14 @@
 #include "py/py.h"
 
 void
-so_call_of(const so_args *a, int nthreads, so_call *c)
+so_call_sync(so_args *a, int nthreads)
 {
-    c->kind = a->kind;
-    c->op = a->op;
-    c->mean = a->mean;
-    c->include_self = a->include_self;
-    c->axis = a->axis;
-    c->mode = a->mode;
+    so_call *c = &a->c;
     so_array_of(a->data, &c->data);
     so_array_of(a->idx, &c->idx);
     so_array_of(a->upd, &c->upd);
     if (a->out != NULL) so_array_of(a->out, &c->out);
     else c->out.handle = NULL;
-    c->nupd = a->nupd;
-    c->nidx = a->nidx;
-    c->typed = a->typed;
-    c->kn = a->kn;
     c->nthreads = nthreads;
 }
 

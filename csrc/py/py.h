@@ -19,13 +19,11 @@
 #include "base/base.h"
 #include "call/call.h"
 
-/* A checked call: every argument normalised, every index value in range. */
+/* A checked call: the call layer's description of it (c: kind, reduction,
+ * mode, counts, kernel; its so_array views are filled by so_call_sync from
+ * the arrays below) and the Python objects it holds. */
 typedef struct {
-    int kind;               /* SO_UPDATE, SO_ND, SO_ELEMENTS */
-    int op;                 /* the kernel's op: SO_NONE .. SO_MIN (SO_ADD for a mean) */
-    int mean;               /* reduction "mean": the sums are divided at the end */
-    int include_self;
-    int axis;               /* in [0, data.ndim); 0 for scatter_nd */
+    so_call c;
     PyObject *reduction;    /* borrowed: the canonical name ("add" for "sum", ...) */
     PyArrayObject *data;    /* owned: rank >= 1 */
     PyArrayObject *idx;     /* owned: native-order integers (negatives not wrapped), as
@@ -35,10 +33,6 @@ typedef struct {
     PyArrayObject *given_idx; /* owned: indices as given (an integer array), for the message */
     PyArrayObject *upd;     /* owned: data's dtype and the required shape (maybe a broadcast view) */
     PyArrayObject *out;     /* owned: the user's out (checked), or NULL */
-    npy_intp nupd, nidx;    /* the number of update elements and of index values */
-    int typed;              /* kn is the C kernel of this call; 0: none (the NumPy fallback) */
-    int mode;               /* SO_MODE_*: applied only once the check finds an index outside */
-    so_kernel kn;
 } so_args;
 
 /* convert.c: the public names of the operations, by kind */
@@ -319,8 +313,8 @@ so_array_of(PyArrayObject *a, so_array *s)
     s->handle = a;
 }
 
-/* host.c: the description of the checked call *a for the call layer (call/call.h) */
-void so_call_of(const so_args *a, int nthreads, so_call *c);
+/* host.c: a->c's arrays set to a's (borrowed) and its thread count to nthreads */
+void so_call_sync(so_args *a, int nthreads);
 /* host.c: what the call layer asks of the binding (call/call.h's so_host),
  * with NumPy's arrays and the interpreter's lock: so_py_host_init makes one
  * for a call on nthreads threads */
