@@ -3,9 +3,13 @@
  * (call/call.h) given its arrays, and the so_host through which the
  * call layer gets what needs NumPy or the interpreter: fresh arrays (the
  * output cache's memory for large ones), copies, the interpreter's lock
- * released for a long phase, the tests' index rewrite.
+ * released for a long phase, the tests' index rewrite, the indices as intp,
+ * the fallback for dtypes without a C loop.
  */
 #include "py/py.h"
+
+/* intp's dtype (a builtin: never freed), for so_call's intp_dtype */
+static PyArray_Descr *intp_descr;
 
 void
 so_call_sync(so_args *a, int nthreads)
@@ -17,6 +21,10 @@ so_call_sync(so_args *a, int nthreads)
     if (a->out != NULL) so_array_of(a->out, &c->out);
     else c->out.handle = NULL;
     c->nthreads = nthreads;
+    c->indices_inside = 0;
+    c->out_refs = a->out != NULL && PyDataType_REFCHK(PyArray_DESCR(a->out));
+    if (intp_descr == NULL) intp_descr = PyArray_DescrFromType(NPY_INTP);
+    c->intp_dtype = intp_descr;
 }
 
 static int
@@ -85,11 +93,29 @@ host_checked(so_host *h, const so_array *idx)
     so_test_rewrite((PyArrayObject *)idx->handle);
 }
 
+static int
+host_intp_indices(so_host *h, so_array *idx)
+{
+    so_args *a = ((so_py_host *)h)->a;
+    if (so_args_intp_indices(a) < 0) return -1;
+    so_array_of(a->idx, idx);
+    return 0;
+}
+
+static int
+host_generic(so_host *h, const so_call *c, const so_array *work)
+{
+    (void)c;
+    return so_apply_generic(((so_py_host *)h)->a, (PyArrayObject *)work->handle);
+}
+
 void
 so_py_host_init(so_py_host *ph, int nthreads)
 {
-    static const so_host ops = {host_fresh_copy, host_new_array, host_copy, host_release,
-                                host_unlock, host_relock, host_poll, host_checked};
+    static const so_host ops = {host_fresh_copy, host_new_array, host_copy,    host_release,
+                                host_unlock,     host_relock,    host_poll,    host_checked,
+                                host_intp_indices, host_generic};
     ph->h = ops;
+    ph->a = NULL;
     ph->nthreads = nthreads;
 }

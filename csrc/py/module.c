@@ -132,6 +132,10 @@ static PyMethodDef so_methods[] = {
     {"make_public", so_make_public, METH_VARARGS,
      "make_public(name, kind, doc, module, /)\n--\n\n"
      "The public function of kind (a value of KINDS), in C."},
+    {"_choose", so_py_choose, METH_VARARGS,
+     "_choose(kind, data, indices, updates, axis, reduction, include_self, mode, out, nthreads, /)"
+     "\n--\n\nThe strategy the call layer chooses for this call (call/choose.c), by name; the call "
+     "is not run."},
     {"check_call", so_py_check_call, METH_VARARGS,
      "check_call(kind, data, indices, updates, axis, reduction, include_self, mode, /)\n--\n\n"
      "Every rule of a call of kind (a value of KINDS) but the range of its index values,\n"

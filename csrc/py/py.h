@@ -170,8 +170,11 @@ so_mode_position(npy_uint64 raw, int is_unsigned, npy_intp s, int mode, npy_intp
 }
 
 /* call.c: run a checked call; the result (a new reference), or NULL with an
- * exception set. */
+ * exception set.  _core._choose(kind, data, indices, updates, axis, reduction,
+ * include_self, mode, out, nthreads): the name of the strategy
+ * (call/call.h's so_strategy_names) the call would take. */
 PyObject *so_call_run(so_args *a, int nthreads);
+PyObject *so_py_choose(PyObject *self, PyObject *args);
 /* fold.c: scatter_elements' indices constant along each row of their last dim
  * (an expanded index written out) become a stride-0 view of their first
  * column in a->idx: 1 if folded, 0 if not, -1 raised */
@@ -321,6 +324,8 @@ void so_call_sync(so_args *a, int nthreads);
 typedef struct {
     so_host h;
     so_unlocked u;
+    so_args *a;             /* the call's arguments (its indices made intp, its fallback),
+                             * set by the caller of so_call_execute; NULL by so_py_host_init */
     int nthreads;
 } so_py_host;
 void so_py_host_init(so_py_host *ph, int nthreads);
