@@ -9,7 +9,9 @@ read in plan/ and walk/ only; call/ names no Python API), and no two C files
 may depend on each other, even through others: file A depends on file B if A
 uses a non-static function or variable that B defines.
 Besides: no .c file over 500 lines (one job a file), and every .c/.h starts with
-the comment that says its job.
+the comment that says its job.  A call's strategy is decided in one place: only
+call/choose.c reads the thresholds of call/cost.h that choose one, and py/ names no
+strategy (it hands the call to so_call_execute).
 """
 import os
 import re

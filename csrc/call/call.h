@@ -10,6 +10,7 @@
  * every outcome comes back as an so_status, a bad index with its position,
  * and the binding turns it into a result or an exception.
  *
+ * fold.c            an expanded index written out in full, recognised: its column
  * choose.c          which strategy runs a call (so_call_choose): the one decision
  * execute.c         the call run as chosen: the index check, the output, the mode's
  *                   bad index reported (so_call_execute)
@@ -88,6 +89,10 @@ struct so_host {
     so_poll *(*poll)(so_host *h);
     /* called where the check of the index values ends (the tests' hook) */
     void (*checked)(so_host *h, const so_array *idx);
+    /* *idx = a read-only view, of the index's dims and these strides, of kept's
+     * memory (kept, which the binding made, is handed over): the call's index
+     * from now on */
+    int (*index_view)(so_host *h, so_array *kept, const npy_intp *strides, so_array *idx);
     /* *idx = the call's indices as native intp (its handle the binding's) */
     int (*intp_indices)(so_host *h, so_array *idx);
     /* the updates of c applied to work (which holds data) by NumPy's ufunc.at
@@ -187,7 +192,14 @@ typedef struct {
 /* choose.c: the strategy for c and how it runs, into *ch */
 void so_call_choose(const so_call *c, so_choice *ch);
 
-/* execute.c: c run as so_call_choose decides: SO_DONE with *result,
+/* fold.c: scatter_elements' indices constant along each row of their last dim
+ * (an expanded index written out) become a stride-0 view of a copy of their
+ * first column (the host's index_view): 1 if folded, 0 if not, -1 the host
+ * failed; so_folded_calls counts the folds */
+int so_call_fold(so_call *c, so_host *h);
+extern unsigned long so_folded_calls;
+
+/* execute.c: c run as so_call_choose decides, its index folded first (fold.c): SO_DONE with *result,
  * SO_BAD_INDEX with nothing written (*bad: a bad index's flat C-order position
  * in the index as the binding holds it, the first under mode "raise"; the
  * binding raises, or applies the mode and runs the call again with

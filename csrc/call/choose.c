@@ -159,7 +159,7 @@ expanded_rows(const so_call *c)
  * applies (walk/split.c's cost model) and is not being backed off (its workers
  * came late: a busy machine, base/threads.c).  Else it would run as one piece,
  * the plain walk, slower than the row loop on one thread (docs/design.md,
- * "The direct form on rows"). */
+ * "How a call runs", has the measurements). */
 static int
 split_runs(const so_call *c)
 {

@@ -1,6 +1,6 @@
 /*
- * call/execute.c: a checked call run as choose.c decides (so_call_execute):
- * the direct forms as they are; for every other strategy the indices made
+ * call/execute.c: a checked call run as choose.c decides (so_call_execute),
+ * an expanded index folded first (fold.c): the direct forms as they are; for every other strategy the indices made
  * intp where it reads them so, then either the check fused with the walk
  * into a fresh result or the check of every index value first (under mode
  * "raise" the first bad one reported, else any: the binding applies the
@@ -104,6 +104,7 @@ so_call_execute(so_call *c, so_host *h, so_array *result, npy_intp *bad, int *in
     npy_intp pos;
 
     *in_place = 0;
+    if (!c->indices_inside && so_call_fold(c, h) < 0) return SO_FAILED;
     so_call_choose(c, &ch);
     if (ch.strategy == SO_RUN_DIRECT || ch.strategy == SO_RUN_DIRECT_ROWS) {
         return so_call_direct(c, h, &ch, result, bad, in_place);

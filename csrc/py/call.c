@@ -5,7 +5,8 @@
  * index (its IndexError under mode "raise"; under another mode, the mode's
  * transform of the indices (mode.c) and the call run once more, its indices
  * now inside), or a failure (no memory, Ctrl-C with the note of what out may
- * hold).  _core._choose gives the strategy a call would take.
+ * hold).  _core._choose gives the strategy a call would take (its index folded
+ * as the call would fold it).
  */
 #include "py/py.h"
 
@@ -44,7 +45,6 @@ so_call_run(so_args *a, int nthreads)
     npy_intp bad;
     int in_place = 0;
 
-    if (so_fold_equal_rows(a, nthreads) < 0) return NULL;
     so_call_sync(a, nthreads);
     so_py_host_init(&host, nthreads);
     host.a = a;
@@ -66,6 +66,7 @@ PyObject *
 so_py_choose(PyObject *self, PyObject *args)
 {
     PyObject *data, *indices, *updates, *axis, *reduction, *include_self, *mode, *out, *res;
+    so_py_host host;
     so_choice ch;
     so_args a;
     int kind, nthreads;
@@ -82,11 +83,13 @@ so_py_choose(PyObject *self, PyObject *args)
                       include_self, mode, out) < 0) {
         return NULL;
     }
-    if (so_fold_equal_rows(&a, nthreads) < 0) {
+    so_call_sync(&a, nthreads);
+    so_py_host_init(&host, nthreads);
+    host.a = &a;
+    if (so_call_fold(&a.c, &host.h) < 0) {
         so_args_clear(&a);
         return NULL;
     }
-    so_call_sync(&a, nthreads);
     so_call_choose(&a.c, &ch);
     res = PyUnicode_FromString(so_strategy_names[ch.strategy]);
     so_args_clear(&a);

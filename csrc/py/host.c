@@ -3,7 +3,8 @@
  * (call/call.h) given its arrays, and the so_host through which the
  * call layer gets what needs NumPy or the interpreter: fresh arrays (the
  * output cache's memory for large ones), copies, the interpreter's lock
- * released for a long phase, the tests' index rewrite, the indices as intp,
+ * released for a long phase, the tests' index rewrite, the folded index, the
+ * indices as intp,
  * the fallback for dtypes without a C loop.
  */
 #include "py/py.h"
@@ -94,6 +95,20 @@ host_checked(so_host *h, const so_array *idx)
 }
 
 static int
+host_index_view(so_host *h, so_array *kept, const npy_intp *strides, so_array *idx)
+{
+    so_args *a = ((so_py_host *)h)->a;
+    PyArrayObject *k = (PyArrayObject *)kept->handle, *view;
+    Py_INCREF(PyArray_DESCR(k));
+    view = so_view_of(k, PyArray_DESCR(k), PyArray_DIMS(a->idx), strides);
+    host_release(h, kept);          /* the view holds it */
+    if (view == NULL) return -1;
+    Py_SETREF(a->idx, view);
+    so_array_of(a->idx, idx);
+    return 0;
+}
+
+static int
 host_intp_indices(so_host *h, so_array *idx)
 {
     so_args *a = ((so_py_host *)h)->a;
@@ -112,8 +127,9 @@ host_generic(so_host *h, const so_call *c, const so_array *work)
 void
 so_py_host_init(so_py_host *ph, int nthreads)
 {
-    static const so_host ops = {host_fresh_copy, host_new_array, host_copy,    host_release,
-                                host_unlock,     host_relock,    host_poll,    host_checked,
+    static const so_host ops = {host_fresh_copy,   host_new_array, host_copy,
+                                host_release,      host_unlock,    host_relock,
+                                host_poll,         host_checked,   host_index_view,
                                 host_intp_indices, host_generic};
     ph->h = ops;
     ph->a = NULL;

@@ -229,23 +229,3 @@ so_args_check_indices(const so_args *a, int nthreads)
     }
     return pos < 0 ? 0 : so_args_out_of_range(a, pos);
 }
-
-/* the check of a long call, without the GIL and stoppable by Ctrl-C */
-int
-so_check_indices_long(const so_args *a, int nthreads)
-{
-    npy_intp bounds[SO_MAXDIMS], pos;
-    int nbounds;
-    so_array idx;
-    so_unlocked u;
-    so_poll *poll;
-    nbounds = so_args_bounds(a, bounds);
-    so_array_of(a->idx, &idx);
-    poll = so_unlock(&u);
-    pos = so_find_bad_index_polled(&idx, bounds, nbounds, nthreads, poll);
-    if (so_relock(&u) < 0) return -1;
-    /* a bad index (not the first, on several threads): under "raise", the
-     * check that raises its IndexError finds the first */
-    if (pos < 0) return 0;
-    return a->c.mode == SO_MODE_RAISE ? so_args_check_indices(a, nthreads) : SO_OUT_OF_RANGE;
-}
