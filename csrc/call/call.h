@@ -255,7 +255,8 @@ so_status so_call_flat_targets(const so_call *c, const so_array *work, const so_
 
 /* at_wide_run.c: _core.at with b one float64 value (py/at_scalar_b.c reads
  * the index, kernels/at_wide.h's so_wide_kernel gives the loop): whether a
- * value of p[0..n) is outside an axis of this size; and the loop's run over
+ * value of p[0..n) is outside an axis of this size (plan/check_run.c's check);
+ * and the loop's run over
  * the checked positions p[0..n) (each with the m byte offsets rest): 0, or
  * -1 if the poll stopped it. */
 int so_call_any_outside(const npy_intp *p, npy_intp n, npy_intp size);
