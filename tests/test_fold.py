@@ -1,4 +1,4 @@
-"""scatter_elements' index written out with equal rows (csrc/py/fold.c): graph message passing
+"""scatter_elements' index written out with equal rows (csrc/call/fold.c): graph message passing
 repeats each message's row index across its features.  When every row along the last dim holds
 one value, the call runs as the stride-0 view of the first column; the result must be the
 reference's, the fold must happen exactly then (``_core.folded_calls()``), and a bad value in

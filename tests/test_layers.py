@@ -9,7 +9,9 @@ read in plan/ and walk/ only; call/ names no Python API), and no two C files
 may depend on each other, even through others: file A depends on file B if A
 uses a non-static function or variable that B defines.
 Besides: no .c file over 500 lines (one job a file), and every .c/.h starts with
-the comment that says its job.
+the comment that says its job.  A call's strategy is decided in one place: only
+call/choose.c reads the thresholds of call/cost.h that choose one, and py/ names no
+strategy (it hands the call to so_call_execute).
 """
 import os
 import re
@@ -304,3 +306,45 @@ def test_c_file_size(rel):
 def test_file_starts_with_a_comment(rel):
     text = read(rel).lstrip()
     assert text.startswith(("/*", "//")), f"{rel} does not start with the comment saying its job"
+
+
+# The strategies the call layer runs: named in call/ only, where execute.c runs the one
+# choose.c picked; the binding hands a call over with so_call_execute.
+STRATEGY_FUNCTIONS = ("so_call_direct", "so_call_fresh_checked", "so_call_fresh_fused",
+                      "so_call_apply", "so_run_partials")
+# The thresholds of call/cost.h that choose a strategy, and the predicates that weigh one:
+# named in choose.c only.  (SO_GIL_RELEASE_MIN, when a phase releases the lock, is read by
+# every file that runs a long phase; the walk's split reads its numbers from
+# so_walk_cost_model, passed down; the fold's thresholds are read by the fold.)
+CHOICE_THRESHOLDS = ("SO_ONE_PASS_MIN", "so_scratch_pays", "SO_PARTIAL_MIN_SHARE",
+                     "SO_PARTIAL_MIN_RATIO", "SO_ROWS_ONE_THREAD_BYTES", "SO_FUSED_MIN_BYTES",
+                     "SO_OVERLAP_MIN", "SO_SIDE_CHECK_MIN", "so_mean_out_small",
+                     "so_direct_form_pays", "so_direct_form_backs_off", "so_split_runs",
+                     "so_owned_split_runs", "so_owned_split_applies")
+
+
+def _files_naming(names, layers=None):
+    found = {}
+    for f in c_files():
+        if layers is not None and layer_of(f) not in layers:
+            continue
+        code = strip_comments_and_strings(read(f))
+        hit = sorted(n for n in names if re.search(rf"\b{n}\b", code))
+        if hit:
+            found[f] = hit
+    return found
+
+
+def test_the_binding_runs_no_strategy():
+    found = _files_naming(STRATEGY_FUNCTIONS, layers=("py",))
+    assert not found, f"py/ hands a call to so_call_execute, it runs no strategy itself: {found}"
+
+
+def test_one_file_decides_the_strategy():
+    found = _files_naming(CHOICE_THRESHOLDS)
+    # cost.h defines them, cost.c and walk/ (the split) implement the predicates
+    found = {f: n for f, n in found.items()
+             if f not in ("call/cost.h", "call/cost.c", "call/choose.c") and layer_of(f) != "walk"}
+    assert not found, f"only call/choose.c reads the thresholds that choose a strategy: {found}"
+    assert set(_files_naming(CHOICE_THRESHOLDS)["call/choose.c"]) >= set(CHOICE_THRESHOLDS) - {
+        "SO_ONE_PASS_MIN"}, "choose.c reads every threshold that chooses a strategy"

@@ -1,4 +1,4 @@
-"""The direct form on rows (call/rows_direct.c, kernels/rows.c): a reduction or "none" along axis 0 into
+"""The direct form on rows (call/choose.c, call/direct.c, kernels/rows.c): a reduction or "none" along axis 0 into
 rows of contiguous elements -- ``scatter_update`` with 1-D indices, ``scatter_nd`` with indices
 ``(n, 1)`` -- reads the indices in their own dtype, checks them all first, then runs one loop.
 

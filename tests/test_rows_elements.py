@@ -1,6 +1,6 @@
-"""The direct form on rows for ``scatter_elements`` along axis 0 with an expanded index (call/rows_direct.c):
+"""The direct form on rows for ``scatter_elements`` along axis 0 with an expanded index (decided in call/choose.c):
 every dim of the index after the first of data's size and of stride 0 (``np.broadcast_to`` of a
-row index, or a materialised one once py/fold.c has made it such a view), so each update row goes
+row index, or a materialised one once call/fold.c has made it such a view), so each update row goes
 whole to one row of data, read through the index's column ``idx[:, 0, ...]``.
 
 Held to the plain NumPy reference bit for bit over dtypes, index dtypes, reductions, row lengths

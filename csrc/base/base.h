@@ -125,7 +125,7 @@ void so_run_tasks_kind(void *(*fn)(void *), void *tasks, size_t size, int n, so_
 /* The kinds: walk/split.c's splits below SO_JOB_KIND_PARTIAL; call/partial_outputs.c's
  * shares by the power of two of the updates; the check beside the walk
  * (call/checked_walk.c); a parallel copy and index check by the power of two of their
- * bytes; py/fold.c's pass by the power of two of its values. */
+ * bytes; call/fold.c's pass by the power of two of its values. */
 #define SO_JOB_KIND_PARTIAL 640
 #define SO_JOB_KIND_SIDE_CHECK 768
 #define SO_JOB_KIND_COPY 832

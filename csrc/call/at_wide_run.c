@@ -2,34 +2,16 @@
  * call/at_wide_run.c: _core.at's call with b one float64 value on a float64,
  * float32, float16 or bfloat16 a (py/at_entry.c chooses it, py/at_scalar_b.c
  * reads its index): the check of every index value before anything is
- * written, and kernels/at_wide.c's loop run over the indexed positions, in
+ * written (plan/check_run.c's, the one check of a contiguous run), and
+ * kernels/at_wide.c's loop run over the indexed positions, in
  * pieces between polls (without the interpreter's lock) when large.
  */
 #include "call/call.h"
 
-/* Nonzero if a value of p[0..n) is outside an axis of this size (so_index_inside).
- * The loop vectorises, with AVX2 where the CPU has it (docs/design.md,
- * "scatterops.at: one float64 b"). */
-#define SO_ANY_OUTSIDE(NAME, ATTR)                                                     \
-    ATTR static int                                                                    \
-    NAME(const npy_intp *p, npy_intp n, npy_intp size)                                 \
-    {                                                                                  \
-        npy_intp bad = 0, i;                                                           \
-        for (i = 0; i < n; i++) bad |= !so_index_inside(p[i], size);                   \
-        return bad != 0;                                                               \
-    }
-SO_ANY_OUTSIDE(any_outside, )
-#if SO_X86_VECTOR
-SO_ANY_OUTSIDE(any_outside_avx2, __attribute__((target("avx2"))))
-#endif
-
 int
 so_call_any_outside(const npy_intp *p, npy_intp n, npy_intp size)
 {
-#if SO_X86_VECTOR
-    if (so_cpu_has(SO_CPU_AVX2)) return any_outside_avx2(p, n, size);
-#endif
-    return any_outside(p, n, size);
+    return so_first_bad_run((const char *)p, SO_IX_i64, n, size, NULL) >= 0;
 }
 
 int

@@ -5,13 +5,17 @@
  *
  * The binding (py/) parses and converts the arguments, fills an so_call from
  * them and hands it here with an so_host; the call layer chooses a strategy
- * (the thresholds: call/cost.h), builds its plans (plan/) and runs them (walk/)
- * or its own loops (kernels/).  It makes no Python call and raises nothing:
+ * in one function (choose.c, from the thresholds of call/cost.h), builds its
+ * plans (plan/) and runs them (walk/) or its own loops (kernels/).  It makes no Python call and raises nothing:
  * every outcome comes back as an so_status, a bad index with its position,
  * and the binding turns it into a result or an exception.
  *
- * direct.c          the direct form of a 1-D call: its check, its loop, its one pass
- * rows_direct.c     when a call on rows takes the direct form
+ * fold.c            an expanded index written out in full, recognised: its column
+ * choose.c          which strategy runs a call (so_call_choose): the one decision
+ * execute.c         the call run as chosen: the index check, the output, the mode's
+ *                   bad index reported (so_call_execute)
+ * direct.c          the direct form, on elements or on rows: its check, its loop,
+ *                   its one pass
  * partial_outputs.c the direct form on several threads in private partial outputs
  * checked_walk.c    out of place, the index check fused with the walk
  * general_way.c     the plan and its walk, the mean, the fused copy of data
@@ -49,6 +53,10 @@ typedef struct {
     int typed;              /* kn is the C kernel of this call; 0: none (the NumPy fallback) */
     so_kernel kn;
     int nthreads;           /* the threads the call may use */
+    int indices_inside;     /* every index value is known to be inside (the mode's transform made
+                             * them so): no check, no strategy that checks as it runs */
+    int out_refs;           /* out's dtype holds references (object elements) */
+    void *intp_dtype;       /* the dtype of intp indices (so_array's dtype), for choose.c */
 } so_call;
 
 /* Whether the call writes into an out of the user's (else into a fresh result). */
@@ -81,12 +89,20 @@ struct so_host {
     so_poll *(*poll)(so_host *h);
     /* called where the check of the index values ends (the tests' hook) */
     void (*checked)(so_host *h, const so_array *idx);
+    /* *idx = a read-only view, of the index's dims and these strides, of kept's
+     * memory (kept, which the binding made, is handed over): the call's index
+     * from now on */
+    int (*index_view)(so_host *h, so_array *kept, const npy_intp *strides, so_array *idx);
+    /* *idx = the call's indices as native intp (its handle the binding's) */
+    int (*intp_indices)(so_host *h, so_array *idx);
+    /* the updates of c applied to work (which holds data) by NumPy's ufunc.at
+     * on the flat targets of so_call_flat_targets: a dtype without a C loop */
+    int (*generic)(so_host *h, const so_call *c, const so_array *work);
 };
 
 /* The outcome of a strategy. */
 typedef enum {
     SO_DONE,                /* *result holds the result (a fresh array, or out) */
-    SO_NOT_TAKEN,           /* the call is not of this strategy's form: nothing done */
     SO_BAD_INDEX,           /* an index outside at flat C-order position *bad; nothing written */
     SO_NO_MEMORY,           /* nothing written */
     SO_FAILED               /* the host's error; *in_place: out may hold part of the call */
@@ -126,9 +142,9 @@ typedef struct {
 } so_scratch;
 int so_scratch_zeros(so_scratch *s, const so_array *like, npy_intp itemsize);
 
-/* A call in its direct form: the loop (by element, direct.c's gate; by row of
- * f elements, rows_direct.c's), the index type, the number n of index values
- * and the byte step us from one update (row) to the next. */
+/* A call in its direct form: the loop (by element, or by row of f elements),
+ * the index type, the number n of index values and the byte step us from one
+ * update (row) to the next. */
 typedef struct {
     so_indexed_fn elems;
     so_rows_fn rows;
@@ -136,59 +152,100 @@ typedef struct {
     npy_intp n, f, us;
 } so_direct_form;
 
-/* rows_direct.c: 1 with *form's rows, f, n, us and itype set if the call takes
- * the direct form on rows, else 0 (-1: the host failed); so_rows_direct_calls
- * counts the calls that did */
-int so_direct_rows(const so_call *c, so_host *h, so_direct_form *form);
+/* The strategies, in choose.c's order of preference: the direct form on
+ * elements or on rows (direct.c), out of place the check fused with the walk
+ * by the owned split or beside the walk (checked_walk.c), the copy of data
+ * fused with the walk, the general way (general_way.c), NumPy's ufunc.at for
+ * a dtype without a C loop (the host's generic); so_strategy_names: their
+ * names, as _core._choose gives them. */
+typedef enum {
+    SO_RUN_DIRECT,
+    SO_RUN_DIRECT_ROWS,
+    SO_RUN_CHECKED_BY_OWNERS,
+    SO_RUN_CHECKED_BESIDE,
+    SO_RUN_FUSED_COPY,
+    SO_RUN_GENERAL,
+    SO_RUN_GENERIC,
+    SO_NSTRATEGIES
+} so_strategy;
+extern const char *const so_strategy_names[SO_NSTRATEGIES];
+
+/* What choose.c decided for a call: the strategy and how it runs. */
+typedef struct {
+    so_strategy strategy;
+    so_strategy walk;               /* what runs once every index is checked: the fused
+                                     * copy, the general way or the fallback */
+    so_direct_form form;            /* the direct forms' loop */
+    const so_mean_indexed *mean;    /* SO_RUN_DIRECT of a mean: its loops, else NULL */
+    int partial_threads;            /* SO_RUN_DIRECT: private partial outputs on this many
+                                     * threads (partial_outputs.c), 1: none */
+    int one_pass;                   /* the direct forms: the loop is the only reader of the
+                                     * indices (direct.c), else the check runs first */
+    int expanded;                   /* SO_RUN_DIRECT_ROWS: an expanded index, its column checked first */
+    int intp_indices;               /* the strategies after the direct form: the host makes
+                                     * the indices intp first */
+    int cached_result;              /* SO_RUN_CHECKED_BY_OWNERS: the fresh result in the output
+                                     * cache's memory */
+    int mean_counts_small;          /* the general way's mean counts hits element by element */
+} so_choice;
+
+/* choose.c: the strategy for c and how it runs, into *ch */
+void so_call_choose(const so_call *c, so_choice *ch);
+
+/* fold.c: scatter_elements' indices constant along each row of their last dim
+ * (an expanded index written out) become a stride-0 view of a copy of their
+ * first column (the host's index_view): 1 if folded, 0 if not, -1 the host
+ * failed; so_folded_calls counts the folds */
+int so_call_fold(so_call *c, so_host *h);
+extern unsigned long so_folded_calls;
+
+/* execute.c: c run as so_call_choose decides, its index folded first (fold.c): SO_DONE with *result,
+ * SO_BAD_INDEX with nothing written (*bad: a bad index's flat C-order position
+ * in the index as the binding holds it, the first under mode "raise"; the
+ * binding raises, or applies the mode and runs the call again with
+ * indices_inside), SO_NO_MEMORY, or SO_FAILED (*in_place: out may hold part of
+ * the call).  The host may replace c->idx (its intp form). */
+so_status so_call_execute(so_call *c, so_host *h, so_array *result, npy_intp *bad, int *in_place);
+
+/* direct.c: how many calls (and of them means, and one-pass calls) ran in the
+ * direct form on elements; how many on rows */
+extern unsigned long so_direct_calls, so_direct_means, so_direct_one_pass;
 extern unsigned long so_rows_direct_calls;
 
-/* partial_outputs.c: the threads a call of the direct form on n index values
- * into an out of size elements runs on in private partial outputs (an
- * order-free reduction: integer add, sub, mul, max, min with include_self), 1
- * for none; so_run_partials runs form's loop so into o (step os, a work array
- * the call may drop): -1 done, the position of the first bad index,
- * SO_CHECK_STOPPED, or SO_PARTIAL_DECLINED with nothing written (the pool
- * declined, no memory: the caller runs its loop on one thread).
- * so_partial_calls counts the calls that ran so. */
+/* partial_outputs.c: the direct form's loop so (step os, a work array the call
+ * may drop) on nthreads threads in private partial outputs (an order-free
+ * reduction: integer add, sub, mul, max, min with include_self): -1 done, the
+ * position of the first bad index, SO_CHECK_STOPPED, or SO_PARTIAL_DECLINED
+ * with nothing written (the pool declined, no memory: the caller runs its loop
+ * on one thread).  so_partial_calls counts the calls that ran so. */
 #define SO_PARTIAL_DECLINED ((npy_intp)-3)
-int so_partial_threads(const so_call *c, npy_intp n, npy_intp size, int nthreads);
 npy_intp so_run_partials(const so_call *c, const so_direct_form *form, char *o, npy_intp os,
                          npy_intp size, int nthreads, so_poll *poll);
 extern unsigned long so_partial_calls;
 
-/* direct.c: the call in its direct form (1-D or on rows, typed, indices of any
- * integer dtype read as they are): SO_DONE with *result, SO_NOT_TAKEN,
+/* direct.c: the call in its direct form as ch says: SO_DONE with *result,
  * SO_BAD_INDEX (*bad: the position in the index as the binding holds it),
  * SO_NO_MEMORY or SO_FAILED (*in_place set). */
-so_status so_call_direct(const so_call *c, so_host *h, so_array *result, npy_intp *bad,
-                         int *in_place);
-/* direct.c: how many calls (and of them means, and one-pass calls) ran in the
- * direct form */
-extern unsigned long so_direct_calls, so_direct_means, so_direct_one_pass;
+so_status so_call_direct(const so_call *c, so_host *h, const so_choice *ch, so_array *result,
+                         npy_intp *bad, int *in_place);
 
 /* checked_walk.c: out of place, a typed call with include_self and no mean,
- * its index check fused with the walk into a fresh result: SO_DONE with
- * *result; SO_NOT_TAKEN (not of these shapes: the binding checks first);
- * SO_BAD_INDEX with nothing written, *result dropped (some index is outside:
- * the binding's check finds the first); SO_FAILED. */
-so_status so_call_fresh_checked(const so_call *c, so_host *h, so_array *result);
+ * its index check fused with the walk into a fresh result (ch's strategy
+ * says which way): SO_DONE with *result; SO_BAD_INDEX with nothing written,
+ * *result dropped (some index is outside: execute.c's check finds the first);
+ * SO_FAILED. */
+so_status so_call_fresh_checked(const so_call *c, so_host *h, const so_choice *ch,
+                                so_array *result);
 
 /* general_way.c: the updates applied by the plan's walk to out (the user's
- * out, or a fresh copy of data), which already holds data: SO_DONE,
- * SO_NO_MEMORY, or SO_FAILED (stopped: out holds a C-order prefix of the
- * updates, or for a mean in place the mean of those applied). */
-so_status so_call_apply(const so_call *c, so_host *h, const so_array *out);
-/* general_way.c: whether the call runs out of place with the copy of data
- * fused into its walk (a large C-contiguous data: SO_FUSED_MIN_BYTES), and
- * that run: SO_DONE with *result, or SO_FAILED */
-int so_call_fuses_copy(const so_call *c);
+ * out, or a fresh copy of data), which already holds data (a mean's hits
+ * counted element by element if ch says so): SO_DONE, SO_NO_MEMORY, or
+ * SO_FAILED (stopped: out holds a C-order prefix of the updates, or for a mean
+ * in place the mean of those applied). */
+so_status so_call_apply(const so_call *c, so_host *h, const so_choice *ch, const so_array *out);
+/* general_way.c: out of place, the copy of a large C-contiguous data fused
+ * into the walk: SO_DONE with *result, or SO_FAILED */
 so_status so_call_fresh_fused(const so_call *c, so_host *h, so_array *result);
-/* general_way.c: whether a large call on several threads keeps its 1-D
- * contiguous indices in their own dtype: where the owned split runs it
- * (walk/owned.c reads any dtype; the plain walk of such a plan runs as one
- * owner, plan/validate.c checks it as it is), and the copy to intp is saved
- * (docs/design.md, "Checking while walking"). */
-int so_call_keeps_index_dtype(const so_call *c);
 
 /* flat_targets.c: targets (npy_intp, of the updates' shape) = the flat C-order
  * position in work (the call's output, C-ordered) of each update element:
@@ -198,7 +255,8 @@ so_status so_call_flat_targets(const so_call *c, const so_array *work, const so_
 
 /* at_wide_run.c: _core.at with b one float64 value (py/at_scalar_b.c reads
  * the index, kernels/at_wide.h's so_wide_kernel gives the loop): whether a
- * value of p[0..n) is outside an axis of this size; and the loop's run over
+ * value of p[0..n) is outside an axis of this size (plan/check_run.c's check);
+ * and the loop's run over
  * the checked positions p[0..n) (each with the m byte offsets rest): 0, or
  * -1 if the poll stopped it. */
 int so_call_any_outside(const npy_intp *p, npy_intp n, npy_intp size);

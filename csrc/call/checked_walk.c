@@ -54,7 +54,7 @@ side_task_main(void *arg)
 }
 
 static so_status
-checked_by_owners(const so_call *c, so_host *h, so_array *result)
+checked_by_owners(const so_call *c, so_host *h, int cached, so_array *result)
 {
     const so_array *data = &c->data;
     const so_kernel *kn = &c->kn;
@@ -63,22 +63,17 @@ checked_by_owners(const so_call *c, so_host *h, so_array *result)
     so_poll *poll;
     int ok, bnd;
 
-    if (h->new_array(h, data, nbytes >= SO_FUSED_MIN_BYTES, result) < 0) return SO_FAILED;
+    if (h->new_array(h, data, cached, result) < 0) return SO_FAILED;
     if (so_make_plan(&plan, c->kind, result, &c->idx, &c->upd, c->axis, NULL) < 0) {
         h->release(h, result);
         return SO_FAILED;
     }
-    /* one group dim stepping through indices, one component: run_row_owned's
-     * checking loop is the only one that reads an index.  Blocks of elements
-     * go in lists, rows (an expanded index folded into the block, graph message
-     * passing) one by one.  Not while the split's kind is backed off (a busy
-     * machine): one owner of everything, checking, is slower than the check
-     * and then the plain walk, which one thread runs (docs/design.md,
-     * "Checking while walking") */
-    if (!so_plan_one_index_run(&plan, &bnd) || (bnd == 0 && kn->list == NULL) ||
-            !so_owned_split_runs(&plan, kn, c->nthreads, &so_walk_cost_model)) {
+    /* choose.c took this plan's form: one group dim stepping through indices,
+     * one component, run_row_owned's checking loop the only reader of an index.
+     * A plan of another form (it cannot be) leaves the decision to the check */
+    if (!so_plan_one_index_run(&plan, &bnd)) {
         h->release(h, result);
-        return SO_NOT_TAKEN;
+        return SO_BAD_INDEX;
     }
     poll = h->unlock(h);
     so_parallel_copy(result->bytes, data->bytes, (size_t)nbytes, c->nthreads, poll);
@@ -106,17 +101,17 @@ checked_while_walking(const so_call *c, so_host *h, so_array *result)
     so_check_job job;
     int bnd;
 
-    if (kn->elem == NULL || kn->needs_gil) return SO_NOT_TAKEN;
     if (h->new_array(h, data, 0, result) < 0) return SO_FAILED;
     if (so_make_plan(&plan, c->kind, result, &c->idx, &c->upd, c->axis, NULL) < 0) {
         h->release(h, result);
         return SO_FAILED;
     }
-    /* exactly the walk that so_run gives to the element kernel: one group dim
-     * that steps through indices, element blocks, one component */
+    /* choose.c took exactly the walk that so_run gives to the element kernel:
+     * one group dim that steps through indices, element blocks, one component.
+     * A plan of another form (it cannot be) leaves the decision to the check */
     if (!so_plan_one_index_run(&plan, &bnd) || bnd != 0) {
         h->release(h, result);
-        return SO_NOT_TAKEN;
+        return SO_BAD_INDEX;
     }
     job.idx = c->idx;
     job.bounds = bounds;
@@ -145,19 +140,10 @@ checked_while_walking(const so_call *c, so_host *h, so_array *result)
 }
 
 so_status
-so_call_fresh_checked(const so_call *c, so_host *h, so_array *result)
+so_call_fresh_checked(const so_call *c, so_host *h, const so_choice *ch, so_array *result)
 {
-    so_status st = SO_NOT_TAKEN;
-    if (!c->data.c_contiguous) return SO_NOT_TAKEN;
-    if (c->nupd >= SO_OVERLAP_MIN && c->nthreads > 1) {
-        st = checked_by_owners(c, h, result);
-        if (st != SO_NOT_TAKEN) return st;
+    if (ch->strategy == SO_RUN_CHECKED_BY_OWNERS) {
+        return checked_by_owners(c, h, ch->cached_result, result);
     }
-    if (c->kind != SO_UPDATE &&
-            c->nidx >= (so_cost_model_on() ? SO_SIDE_CHECK_MIN : SO_OVERLAP_MIN) &&
-            c->nupd == c->nidx && so_array_nbytes(&c->data) < SO_FUSED_MIN_BYTES &&
-            c->nthreads > 1) {
-        st = checked_while_walking(c, h, result);
-    }
-    return st;
+    return checked_while_walking(c, h, result);
 }

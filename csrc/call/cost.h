@@ -45,7 +45,7 @@ so_scratch_pays(npy_intp n, npy_intp size, npy_intp item, npy_intp index_item)
 #define SO_PARTIAL_MIN_SHARE ((npy_intp)1 << 15)
 #define SO_PARTIAL_MIN_RATIO 4
 
-/* The direct form on rows (call/rows_direct.c) on several threads: rows of more
+/* The direct form on rows (call/choose.c) on several threads: rows of more
  * than this many bytes go to the general way's split when it runs; narrower
  * rows stay on one thread (each owner of a split reads every index). */
 #define SO_ROWS_ONE_THREAD_BYTES 128
@@ -61,7 +61,7 @@ so_scratch_pays(npy_intp n, npy_intp size, npy_intp item, npy_intp index_item)
 #define SO_OVERLAP_MIN ((npy_intp)1 << 16)
 #define SO_SIDE_CHECK_MIN ((npy_intp)1 << 18)
 
-/* The fold of an expanded index (py/fold.c): below SO_FOLD_MIN index values
+/* The fold of an expanded index (call/fold.c): below SO_FOLD_MIN index values
  * the pass costs more than it can save; on several threads, a share of at
  * least SO_FOLD_PER_THREAD values each. */
 #define SO_FOLD_MIN ((npy_intp)1 << 12)

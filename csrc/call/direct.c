@@ -2,7 +2,7 @@
  * call/direct.c: the direct form of the commonest call -- a typed reduction of
  * 1-D contiguous updates into a 1-D data through 1-D contiguous indices of any
  * integer dtype, run on one thread, and its form on rows of contiguous elements
- * (rows_direct.c) -- with no plan and no conversion of the indices: their check at
+ * (choose.c says which calls take it) -- with no plan and no conversion of the indices: their check at
  * memory bandwidth (plan/check_run.c), then one element loop chosen by dtype,
  * reduction and index dtype (kernels/indexed.c; the mean's sums and counts
  * together in scratch pairs, then its division: kernels/mean_indexed.c), or one
@@ -17,7 +17,7 @@
 
 #include <stdlib.h>
 
-unsigned long so_direct_calls, so_direct_means, so_direct_one_pass;
+unsigned long so_direct_calls, so_direct_means, so_direct_one_pass, so_rows_direct_calls;
 
 /* One pass over the indices: the element and row loops test each index as they
  * read it (kernels/indexed.c, kernels/rows.c: they stop at the first bad one
@@ -30,53 +30,6 @@ unsigned long so_direct_calls, so_direct_means, so_direct_one_pass;
  * is a branch never taken, cheaper than a check of each chunk before its loop
  * (docs/design.md, "Checking while walking").  When: from SO_ONE_PASS_MIN
  * updates, and into out where so_scratch_pays (call/cost.h). */
-
-/* The loop, its index type and length, or NULL when the call is not of this
- * form (the general way then runs it). */
-static so_indexed_fn
-direct_loop(const so_call *c, int nthreads, int *itype, npy_intp *n)
-{
-    const so_array *idx = &c->idx, *upd = &c->upd, *data = &c->data;
-    const so_array *dst = so_call_has_out(c) ? &c->out : data;
-    int q = idx->ndim;
-    if (!c->typed || (!c->include_self && !c->mean) || c->op == SO_NONE || c->nupd == 0) {
-        return NULL;
-    }
-    if (data->ndim != 1 || upd->ndim != 1 || !dst->aligned || !upd->aligned || !idx->aligned ||
-            upd->strides[0] != upd->itemsize) {
-        return NULL;
-    }
-    /* scatter_nd into 1-D data: indices (n, 1) */
-    if (q != 1 && !(c->kind == SO_ND && q == 2 && idx->dims[1] == 1)) return NULL;
-    *n = idx->dims[0];
-    if (*n != c->nupd || (*n > 1 && idx->strides[0] != idx->itemsize)) return NULL;
-    *itype = so_index_type(idx->dtype);
-    /* on several threads, where the cost model weighs it the fastest way
-     * (walk/split.c): against the owned split into an out in L2 it can be
-     * (docs/design.md, "The direct form on several threads") */
-    if (nthreads > 1 && c->nupd >= SO_GIL_RELEASE_MIN &&
-            so_partial_threads(c, *n, data->dims[0], nthreads) < 2 &&
-            !so_direct_form_pays(data->dims[0], dst->strides[0], c->nupd, nthreads) &&
-            !so_direct_form_backs_off(data->dims[0],
-                                      so_call_has_out(c) ? dst->strides[0] : data->itemsize,
-                                      c->nupd)) {
-        return NULL;
-    }
-    return so_indexed_kernel(data->dtype, c->op, *itype);
-}
-
-/* A mean's loops (its additions then replace loop), or NULL when the general
- * walk does it: a dtype without them, more updates than a count holds, or an
- * out much larger than the updates (the pairs' two passes over it would cost
- * more than the hits the general walk counts per slice). */
-static const so_mean_indexed *
-direct_mean(const so_call *c, npy_intp n, npy_intp size, int itype, so_indexed_fn *loop)
-{
-    const so_mean_indexed *mk = so_mean_indexed_kernel(c->data.dtype);
-    if (mk == NULL || n > SO_MEAN_INDEXED_MAX || !so_mean_out_small(size, n)) return NULL;
-    *loop = (c->include_self ? mk->self : mk->first)[itype];
-    return mk;
-}
 
 /* The loop of form on n index values from idx and updates from u: the
  * position of the first bad one, where an element loop stopped, or -1. */
@@ -107,8 +60,7 @@ run_pieces(const so_direct_form *form, char *o, npy_intp os, npy_intp size, cons
 
 /* The bad index at position pos of the loop's run, as a position in the index
  * the binding holds: on rows of scatter_elements' expanded index, row pos of
- * the index (its element (pos, 0, ...); only an index rewritten after
- * rows_direct.c checked the column gets here). */
+ * the index (its element (pos, 0, ...), the first in C order of that row). */
 static npy_intp
 bad_position(const so_call *c, const so_direct_form *form, npy_intp pos)
 {
@@ -223,36 +175,49 @@ one_pass(const so_call *c, so_host *h, const so_direct_form *form, const so_mean
     return SO_DONE;
 }
 
+/* Whether the n values of the column of an expanded index are all inside
+ * [-size, size); else *bad is the first bad one's row (one pass at memory
+ * bandwidth, not stoppable). */
+static int
+column_inside(const so_call *c, so_host *h, int itype, npy_intp n, npy_intp *bad)
+{
+    const char *v = c->idx.bytes;
+    npy_intp size = c->data.dims[0];
+    if (n >= SO_GIL_RELEASE_MIN) {
+        (void)h->unlock(h);
+        *bad = so_first_bad_run(v, itype, n, size, NULL);
+        (void)h->relock(h);
+    }
+    else {
+        *bad = so_first_bad_run(v, itype, n, size, NULL);
+    }
+    return *bad < 0;
+}
+
 so_status
-so_call_direct(const so_call *c, so_host *h, so_array *result, npy_intp *bad, int *in_place)
+so_call_direct(const so_call *c, so_host *h, const so_choice *ch, so_array *result, npy_intp *bad,
+               int *in_place)
 {
     const so_array *data = &c->data, *out = so_call_has_out(c) ? &c->out : NULL;
+    const so_direct_form form = ch->form;
     npy_intp size = data->dims[0], pos;
-    int large = c->nupd >= SO_GIL_RELEASE_MIN, rc = 0, partial;
-    so_direct_form form = {NULL, NULL, -1, 0, 1, c->upd.itemsize};
-    const so_mean_indexed *mean = NULL;
+    int large = c->nupd >= SO_GIL_RELEASE_MIN, rc = 0;
     so_array work;
     so_poll *poll;
 
     *in_place = 0;
-    /* a mean takes the direct form on any number of threads: one thread here
-     * beats two in the general walk (docs/design.md, "The direct form on
-     * several threads") */
-    form.elems = direct_loop(c, c->mean ? 1 : c->nthreads, &form.itype, &form.n);
-    if (form.elems != NULL && c->mean &&
-            (mean = direct_mean(c, form.n, size, form.itype, &form.elems)) == NULL) {
-        form.elems = NULL;
+    if (form.rows != NULL) {
+        /* an expanded index: a bad value of its column is reported at element
+         * (pos, 0, ...) of the index as given, before anything runs */
+        if (ch->expanded && !column_inside(c, h, form.itype, form.n, &pos)) {
+            *bad = bad_position(c, &form, pos);
+            return SO_BAD_INDEX;
+        }
+        so_rows_direct_calls++;
     }
-    if (form.elems == NULL && !so_direct_rows(c, h, &form)) return SO_NOT_TAKEN;
-    /* an order-free reduction on several threads, each into its own partial
-     * output (partial_outputs.c), writes only what can be dropped, as one_pass */
-    partial = form.elems != NULL && mean == NULL
-              ? so_partial_threads(c, form.n, size, c->nthreads) : 1;
-    if ((form.elems != NULL &&
-         (out == NULL || mean != NULL || partial > 1 ||
-          so_scratch_pays(form.n, size, data->itemsize, c->idx.itemsize))) ||
-            (form.rows != NULL && out == NULL)) {
-        return one_pass(c, h, &form, mean, partial, result, bad, in_place);
+    /* where what the loop writes can be dropped: the loop is the check */
+    if (ch->one_pass) {
+        return one_pass(c, h, &form, ch->mean, ch->partial_threads, result, bad, in_place);
     }
     /* else the whole check first, at memory bandwidth, then the loop into out */
     if (large) {

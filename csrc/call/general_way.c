@@ -60,7 +60,7 @@ run_plan(so_plan *plan, const so_kernel *kn, int op, npy_intp work, int nthreads
  * then each element that updates hit divided by its count (+1 with
  * include_self). */
 static so_status
-apply_mean(const so_call *c, so_host *h, const so_array *out, const so_array *mask,
+apply_mean(const so_call *c, so_host *h, int small, const so_array *out, const so_array *mask,
            int in_place)
 {
     const so_kernel *kn = &c->kn;
@@ -69,10 +69,10 @@ apply_mean(const so_call *c, so_host *h, const so_array *out, const so_array *ma
     so_kernel ck;
     so_poll *poll;
     int rc = 0;
-    npy_intp n = c->nupd;
-    /* a small call into a small out: counts per element, no threads, no lock
-     * dance (4 to 1000 updates: the hits per slice cost more to set up) */
-    int small = n < SO_GIL_RELEASE_MIN && so_mean_out_small(so_array_size(out), n), done = 0;
+    /* small (choose.c): a small call into a small out counts per element, no
+     * threads, no lock dance (4 to 1000 updates: the hits per slice cost more
+     * to set up) */
+    int done = 0;
 
     if (so_make_plan(&plan, c->kind, out, &c->idx, &c->upd, c->axis, mask) < 0) return SO_FAILED;
     if (!small) {
@@ -108,7 +108,7 @@ apply_mean(const so_call *c, so_host *h, const so_array *out, const so_array *ma
 }
 
 so_status
-so_call_apply(const so_call *c, so_host *h, const so_array *out)
+so_call_apply(const so_call *c, so_host *h, const so_choice *ch, const so_array *out)
 {
     so_scratch mask;
     so_plan plan;
@@ -117,7 +117,7 @@ so_call_apply(const so_call *c, so_host *h, const so_array *out)
     if (masked && so_scratch_zeros(&mask, out, 1) < 0) return SO_NO_MEMORY;
     /* which elements were hit: their first update is assigned, not combined */
     if (c->mean) {
-        st = apply_mean(c, h, out, masked ? &mask.a : NULL,
+        st = apply_mean(c, h, ch->mean_counts_small, out, masked ? &mask.a : NULL,
                         so_call_has_out(c) && out->handle == c->out.handle);
     }
     else if (so_make_plan(&plan, c->kind, out, &c->idx, &c->upd, c->axis,
@@ -130,13 +130,6 @@ so_call_apply(const so_call *c, so_host *h, const so_array *out)
     }
     if (masked) free(mask.a.bytes);
     return st;
-}
-
-int
-so_call_fuses_copy(const so_call *c)
-{
-    return !so_call_has_out(c) && c->typed && c->include_self && !c->mean && c->nupd > 0 &&
-           c->data.c_contiguous && so_array_nbytes(&c->data) >= SO_FUSED_MIN_BYTES;
 }
 
 so_status
@@ -167,19 +160,4 @@ so_call_fresh_fused(const so_call *c, so_host *h, so_array *result)
         return SO_FAILED;
     }
     return SO_DONE;
-}
-
-int
-so_call_keeps_index_dtype(const so_call *c)
-{
-    const so_array *idx = &c->idx, *dst = so_call_has_out(c) ? &c->out : &c->data;
-    int t = so_index_type(idx->dtype);
-    so_plan plan;
-    if (c->nthreads < 2 || !c->typed || !c->include_self || c->mean || c->op == SO_NONE ||
-            c->kind == SO_ND || c->nupd < SO_GIL_RELEASE_MIN || t < 0 || t == SO_IX_i64 ||
-            idx->ndim != 1 || idx->strides[0] != so_index_size(t) || !idx->aligned) {
-        return 0;
-    }
-    if (so_make_plan(&plan, c->kind, dst, idx, &c->upd, c->axis, NULL) < 0) return 0;
-    return so_owned_split_applies(&plan, &c->kn, c->nthreads, &so_walk_cost_model);
 }

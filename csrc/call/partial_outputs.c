@@ -22,9 +22,9 @@
  * into a small out (a histogram): 1e6 int64 updates into 1e3 int64 take about
  * half the time on two threads (docs/performance.md).  The partials cost
  * (threads - 1) x out's bytes of memory for the call, so with the cost model
- * on they are used only for an out within one core's L2, with at least
- * SO_PARTIAL_MIN_SHARE updates a thread and SO_PARTIAL_MIN_RATIO times as many
- * updates as out has elements (the merge then costs little beside the loop).
+ * on they are used only for an out within one core's L2, with enough updates a
+ * thread and enough updates an element of out that the merge costs little
+ * beside the loop (choose.c decides, from call/cost.h's thresholds).
  * A late pool backs this kind of job off as any other (base/threads.c).
  */
 #include "call/call.h"
@@ -91,27 +91,6 @@ partial_main(void *arg)
         }
     }
     return NULL;
-}
-
-int
-so_partial_threads(const so_call *c, npy_intp n, npy_intp size, int nthreads)
-{
-    int model = so_cost_model_on(), t;
-    if (nthreads < 2 || c->mean || !c->include_self) return 1;
-    /* the counts first: a small call, the commonest, asks no more */
-    if (model) {
-        if (n < SO_PARTIAL_MIN_RATIO * size) return 1;
-        t = n / SO_PARTIAL_MIN_SHARE < nthreads ? (int)(n / SO_PARTIAL_MIN_SHARE) : nthreads;
-    }
-    else {
-        /* every split that can be made is made (the tests' setting) */
-        t = n / 2 < nthreads ? (int)(n / 2) : nthreads;
-    }
-    if (t < 2 || so_partial_kernel_for(c->data.dtype, c->op) == NULL ||
-            size * c->data.itemsize > so_cache_bytes(2)) {
-        return 1;
-    }
-    return t;
 }
 
 npy_intp

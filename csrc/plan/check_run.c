@@ -4,8 +4,9 @@
  * memory bandwidth: the minimum and the maximum of each chunk (two reductions
  * the compiler vectorises; built for AVX-512 and AVX2 beside the portable
  * loop and chosen at run time), and a look for the first bad position only in
- * a chunk whose extremes fall outside.  validate.c's intp runs and the direct
- * calls (call/direct.c) both use it.
+ * a chunk whose extremes fall outside.  Every check of a contiguous run uses
+ * it: validate.c's intp runs, the direct calls (call/direct.c) and
+ * scatterops.at's positions (call/at_wide_run.c).
  */
 #include "plan/plan.h"
 

@@ -366,17 +366,17 @@ so_args_parse(so_args *a, int kind, PyObject *data, PyObject *indices, PyObject 
     /* field by field, not a memset of the whole struct (rep stos: its start-up
      * is costly for a tiny call; docs/design.md, "The cost of a small call") */
     a->data = a->idx = a->given_idx = a->upd = a->out = NULL;
-    a->axis = 0;
-    a->typed = 0;
-    a->nupd = a->nidx = 0;
-    a->kind = kind;
+    a->c.axis = 0;
+    a->c.typed = 0;
+    a->c.nupd = a->c.nidx = 0;
+    a->c.kind = kind;
     entry = so_parse_reduction(func, reduction);
     if (entry < 0) return -1;
-    so_reduction_info(entry, &a->reduction, &a->op, &a->mean);
-    a->include_self = check_include_self(func, include_self);
-    if (a->include_self < 0) return -1;
-    a->mode = so_parse_mode(func, mode);
-    if (a->mode < 0) return -1;
+    so_reduction_info(entry, &a->reduction, &a->c.op, &a->c.mean);
+    a->c.include_self = check_include_self(func, include_self);
+    if (a->c.include_self < 0) return -1;
+    a->c.mode = so_parse_mode(func, mode);
+    if (a->c.mode < 0) return -1;
     a->data = so_as_array(func, "data", data);
     if (a->data == NULL) goto fail;
     if (PyArray_NDIM(a->data) == 0) {
@@ -387,17 +387,17 @@ so_args_parse(so_args *a, int kind, PyObject *data, PyObject *indices, PyObject 
     orig = so_parse_indices(func, indices);
     if (orig == NULL) goto fail;
     if (kind != SO_ND) {
-        a->axis = parse_axis(func, axis, PyArray_NDIM(a->data));
-        if (a->axis < 0) goto fail;
+        a->c.axis = parse_axis(func, axis, PyArray_NDIM(a->data));
+        if (a->c.axis < 0) goto fail;
     }
-    ur = required_shape(func, kind, a->data, orig, a->axis, req);
+    ur = required_shape(func, kind, a->data, orig, a->c.axis, req);
     if (ur < 0) goto fail;
-    a->upd = parse_updates(func, kind, updates, a->data, orig, a->axis, req, ur);
+    a->upd = parse_updates(func, kind, updates, a->data, orig, a->c.axis, req, ur);
     if (a->upd == NULL) goto fail;
     a->out = parse_out(func, out, data, a->data);
     if (a->out == NULL && PyErr_Occurred()) goto fail;
-    a->typed = so_check_reduction(func, entry, reduction, PyArray_DESCR(a->data), &a->kn);
-    if (a->typed < 0) goto fail;
+    a->c.typed = so_check_reduction(func, entry, reduction, PyArray_DESCR(a->data), &a->c.kn);
+    if (a->c.typed < 0) goto fail;
     /* native-order integers stay as given (the direct form reads them so); the
      * others become intp now */
     if (so_index_type(PyArray_DESCR(orig)) >= 0) {
@@ -410,8 +410,8 @@ so_args_parse(so_args *a, int kind, PyObject *data, PyObject *indices, PyObject 
     if (a->idx == NULL) goto fail;
     a->given_idx = orig;
     orig = NULL;
-    a->nupd = so_size(a->upd);
-    a->nidx = so_size(a->idx);
+    a->c.nupd = so_size(a->upd);
+    a->c.nidx = so_size(a->idx);
     if (a->out != NULL) {
         /* as if updates and indices were copied first (indices may be a view of data) */
         if (so_may_overlap(a->out, a->upd)) {

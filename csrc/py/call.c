@@ -1,12 +1,12 @@
 /*
- * py/call.c: a checked call run through the call layer (call/call.h).  It
- * describes the call (host.c), lets the call layer try its strategies in turn
- * -- the direct form, the check fused with the walk into a fresh result, the
- * copy of data fused with the walk, the general walk -- and does what needs
- * Python between them: the indices converted to intp, the IndexError of the
- * first bad index or the mode's transform of the indices, the output (out, or
- * a fresh copy of data), the fallback for dtypes without a C loop, and the
- * exception for every outcome that is not a result.
+ * py/call.c: a checked call handed to the call layer (call/call.h) and its
+ * outcome turned into a result or an exception.  The call layer chooses and
+ * runs the strategy (so_call_execute); what comes back is a result, a bad
+ * index (its IndexError under mode "raise"; under another mode, the mode's
+ * transform of the indices (mode.c) and the call run once more, its indices
+ * now inside), or a failure (no memory, Ctrl-C with the note of what out may
+ * hold).  _core._choose gives the strategy a call would take (its index folded
+ * as the call would fold it).
  */
 #include "py/py.h"
 
@@ -22,7 +22,7 @@ failed(const so_args *a, so_status st, int in_place)
         PyErr_SetString(PyExc_ValueError, "scatterops._core: inconsistent arguments");
         return NULL;
     }
-    so_note_interrupted(so_func_names[a->kind], in_place);
+    so_note_interrupted(so_func_names[a->c.kind], in_place);
     return NULL;
 }
 
@@ -39,102 +39,59 @@ result_of(const so_args *a, const so_array *r)
 PyObject *
 so_call_run(so_args *a, int nthreads)
 {
-    PyArrayObject *data = a->data, *out = a->out, *work;
-    so_call c;
     so_py_host host;
-    so_array result, w;
+    so_array result;
     so_status st;
     npy_intp bad;
-    int typed = a->typed, rc = 0, in_place = 0;
+    int in_place = 0;
 
-    if (so_fold_equal_rows(a, nthreads) < 0) return NULL;
-    so_call_of(a, nthreads, &c);
+    so_call_sync(a, nthreads);
     so_py_host_init(&host, nthreads);
-    st = so_call_direct(&c, &host.h, &result, &bad, &in_place);
-    if (st == SO_DONE) return result_of(a, &result);
+    host.a = a;
+    st = so_call_execute(&a->c, &host.h, &result, &bad, &in_place);
     if (st == SO_BAD_INDEX) {
-        /* under "raise" its IndexError; else the mode's turn */
-        if ((rc = so_args_out_of_range(a, bad)) < 0) return NULL;
-    }
-    else if (st != SO_NOT_TAKEN) {
-        return failed(a, st, in_place);
-    }
-    if (rc == 0) {
-        if (!so_call_keeps_index_dtype(&c)) {
-            if (so_args_intp_indices(a) < 0) return NULL;
-            so_array_of(a->idx, &c.idx);
-        }
-        if (typed && out == NULL && a->include_self && !a->mean) {
-            st = so_call_fresh_checked(&c, &host.h, &result);
-            if (st == SO_DONE) return result_of(a, &result);
-            if (st == SO_BAD_INDEX) {
-                /* the first bad index: its IndexError, or the mode's turn */
-                if ((rc = so_args_check_indices(a, nthreads)) < 0) return NULL;
-            }
-            else if (st != SO_NOT_TAKEN) {
-                return failed(a, st, 0);
-            }
-        }
-        if (rc != SO_OUT_OF_RANGE) {
-            rc = a->nidx < SO_GIL_RELEASE_MIN ? so_args_check_indices(a, nthreads)
-                                              : so_check_indices_long(a, nthreads);
-            if (rc < 0) return NULL;
-        }
-    }
-    /* an index outside under wrap, clip or drop, found by the check above before
-     * anything was written: the mode's transform of the indices, then on */
-    if (rc == SO_OUT_OF_RANGE) {
+        /* under "raise" its IndexError; else the mode's transform, found before
+         * anything was written, and the call with its indices now inside */
+        if (so_args_out_of_range(a, bad) < 0) return NULL;
         if (so_args_apply_mode(a) < 0) return NULL;
-        so_call_of(a, nthreads, &c);
+        so_call_sync(a, nthreads);
+        a->c.indices_inside = 1;
+        st = so_call_execute(&a->c, &host.h, &result, &bad, &in_place);
     }
-    so_test_rewrite(a->idx);
+    if (st == SO_DONE) return result_of(a, &result);
+    return failed(a, st, in_place);
+}
 
-    if (typed && so_call_fuses_copy(&c)) {
-        st = so_call_fresh_fused(&c, &host.h, &result);
-        return st == SO_DONE ? result_of(a, &result) : failed(a, st, 0);
+PyObject *
+so_py_choose(PyObject *self, PyObject *args)
+{
+    PyObject *data, *indices, *updates, *axis, *reduction, *include_self, *mode, *out, *res;
+    so_py_host host;
+    so_choice ch;
+    so_args a;
+    int kind, nthreads;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "iOOOOOOOOi:_choose", &kind, &data, &indices, &updates, &axis,
+                          &reduction, &include_self, &mode, &out, &nthreads)) {
+        return NULL;
     }
-    /* where the updates go: out itself, or a fresh copy of data (a C-ordered
-     * one for the fallback, and for an object reduction into out, whose
-     * elements' own methods may raise halfway: out is written only once all of
-     * it succeeded) */
-    if (out != NULL && (typed || (PyArray_IS_C_CONTIGUOUS(out) &&
-                                  !(a->op != SO_NONE && PyDataType_REFCHK(PyArray_DESCR(out)))))) {
-        if (out != data && so_copy_into(out, data) < 0) {
-            so_note_interrupted(so_func_names[a->kind], 1);
-            return NULL;
-        }
-        work = out;
-        Py_INCREF(work);
+    if (kind < SO_UPDATE || kind > SO_ELEMENTS || nthreads < 1) {
+        PyErr_SetString(PyExc_ValueError, "_choose: kind must be a value of KINDS, nthreads >= 1");
+        return NULL;
     }
-    else {
-        work = so_fresh_copy(data, nthreads);
-        if (work == NULL) return NULL;
+    if (so_args_parse(&a, kind, data, indices, updates, kind == SO_ND ? NULL : axis, reduction,
+                      include_self, mode, out) < 0) {
+        return NULL;
     }
-    if (a->nupd > 0) {
-        if (typed) {
-            so_array_of(work, &w);
-            st = so_call_apply(&c, &host.h, &w);
-            rc = st == SO_DONE ? 0 : -1;
-            if (st == SO_NO_MEMORY) PyErr_NoMemory();
-            else if (rc < 0 && !PyErr_Occurred()) {
-                PyErr_SetString(PyExc_ValueError, "scatterops._core: inconsistent arguments");
-            }
-        }
-        else {
-            rc = so_apply_generic(a, work);
-        }
-        if (rc < 0) {
-            so_note_interrupted(so_func_names[a->kind], work == out);
-            Py_DECREF(work);
-            return NULL;
-        }
+    so_call_sync(&a, nthreads);
+    so_py_host_init(&host, nthreads);
+    host.a = &a;
+    if (so_call_fold(&a.c, &host.h) < 0) {
+        so_args_clear(&a);
+        return NULL;
     }
-    if (out != NULL && work != out) {
-        rc = PyArray_CopyInto(out, work);
-        Py_DECREF(work);
-        if (rc < 0) return NULL;
-        Py_INCREF(out);
-        return (PyObject *)out;
-    }
-    return (PyObject *)work;
+    so_call_choose(&a.c, &ch);
+    res = PyUnicode_FromString(so_strategy_names[ch.strategy]);
+    so_args_clear(&a);
+    return res;
 }

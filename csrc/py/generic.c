@@ -14,16 +14,14 @@ static PyArrayObject *
 flat_targets(const so_args *a, PyArrayObject *work)
 {
     PyArrayObject *t;
-    so_call c;
     so_array w, ta;
     so_unlocked u;
     so_status st;
     t = (PyArrayObject *)PyArray_EMPTY(PyArray_NDIM(a->upd), PyArray_DIMS(a->upd), NPY_INTP, 0);
     if (t == NULL) return NULL;
-    so_call_of(a, 1, &c);
     so_array_of(work, &w);
     so_array_of(t, &ta);
-    st = so_call_flat_targets(&c, &w, &ta, so_size(t) >= SO_GIL_RELEASE_MIN
+    st = so_call_flat_targets(&a->c, &w, &ta, so_size(t) >= SO_GIL_RELEASE_MIN
                                            ? so_poll_signals(&u) : NULL);
     if (st != SO_DONE) {
         /* Ctrl-C (the exception set), or arrays that do not fit together */
@@ -44,8 +42,8 @@ so_apply_generic(const so_args *a, PyArrayObject *work)
     if (targets == NULL) return -1;
     so_generic_calls++;
     r = PyObject_CallFunction(so_hook_generic, "ONOOOO", (PyObject *)work, (PyObject *)targets,
-                              (PyObject *)a->upd, so_reduction_ufunc(a->op),
-                              a->include_self ? Py_True : Py_False, a->mean ? Py_True : Py_False);
+                              (PyObject *)a->upd, so_reduction_ufunc(a->c.op),
+                              a->c.include_self ? Py_True : Py_False, a->c.mean ? Py_True : Py_False);
     Py_XDECREF(r);
     return r == NULL ? -1 : 0;
 }

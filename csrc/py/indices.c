@@ -185,7 +185,7 @@ so_args_intp_indices(so_args *a)
 {
     PyArrayObject *i;
     if (so_index_type(PyArray_DESCR(a->idx)) == SO_IX_i64) return 0;
-    i = so_as_intp(so_func_names[a->kind], a->idx);
+    i = so_as_intp(so_func_names[a->c.kind], a->idx);
     if (i == NULL) return -1;
     Py_SETREF(a->idx, i);
     return 0;
@@ -194,19 +194,19 @@ so_args_intp_indices(so_args *a)
 int
 so_args_index_error(const so_args *a, npy_intp pos)
 {
-    return bad_index(so_func_names[a->kind], a->kind, a->given_idx, pos, a->data, a->axis);
+    return bad_index(so_func_names[a->c.kind], a->c.kind, a->given_idx, pos, a->data, a->c.axis);
 }
 
 int
 so_args_out_of_range(const so_args *a, npy_intp pos)
 {
-    return a->mode == SO_MODE_RAISE ? so_args_index_error(a, pos) : SO_OUT_OF_RANGE;
+    return a->c.mode == SO_MODE_RAISE ? so_args_index_error(a, pos) : SO_OUT_OF_RANGE;
 }
 
 int
 so_args_bounds(const so_args *a, npy_intp *bounds)
 {
-    return so_index_bounds(a->kind, a->axis, PyArray_NDIM(a->idx), PyArray_DIMS(a->idx),
+    return so_index_bounds(a->c.kind, a->c.axis, PyArray_NDIM(a->idx), PyArray_DIMS(a->idx),
                            PyArray_DIMS(a->data), bounds);
 }
 
@@ -216,10 +216,10 @@ so_args_check_indices(const so_args *a, int nthreads)
     npy_intp bounds[SO_MAXDIMS], pos;
     so_array idx;
     int nbounds;
-    if (a->nidx == 0) return 0;
+    if (a->c.nidx == 0) return 0;
     nbounds = so_args_bounds(a, bounds);
     so_array_of(a->idx, &idx);
-    if (a->nidx >= SO_GIL_RELEASE_MIN) {
+    if (a->c.nidx >= SO_GIL_RELEASE_MIN) {
         Py_BEGIN_ALLOW_THREADS
         pos = so_find_bad_index(&idx, bounds, nbounds, nthreads);
         Py_END_ALLOW_THREADS
@@ -228,24 +228,4 @@ so_args_check_indices(const so_args *a, int nthreads)
         pos = so_find_bad_index(&idx, bounds, nbounds, 1);
     }
     return pos < 0 ? 0 : so_args_out_of_range(a, pos);
-}
-
-/* the check of a long call, without the GIL and stoppable by Ctrl-C */
-int
-so_check_indices_long(const so_args *a, int nthreads)
-{
-    npy_intp bounds[SO_MAXDIMS], pos;
-    int nbounds;
-    so_array idx;
-    so_unlocked u;
-    so_poll *poll;
-    nbounds = so_args_bounds(a, bounds);
-    so_array_of(a->idx, &idx);
-    poll = so_unlock(&u);
-    pos = so_find_bad_index_polled(&idx, bounds, nbounds, nthreads, poll);
-    if (so_relock(&u) < 0) return -1;
-    /* a bad index (not the first, on several threads): under "raise", the
-     * check that raises its IndexError finds the first */
-    if (pos < 0) return 0;
-    return a->mode == SO_MODE_RAISE ? so_args_check_indices(a, nthreads) : SO_OUT_OF_RANGE;
 }

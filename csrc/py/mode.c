@@ -84,7 +84,7 @@ elements_as_tuples(const so_args *a, const npy_intp *v, const npy_bool *keep, np
     so_nd_init(&it, r, PyArray_DIMS(a->idx), 0, NULL);
     for (p = 0; p < n; p++) {
         if (keep[p]) {
-            for (d = 0; d < r; d++) *t++ = d == a->axis ? v[p] : it.count[d];
+            for (d = 0; d < r; d++) *t++ = d == a->c.axis ? v[p] : it.count[d];
         }
         so_nd_next(&it);
     }
@@ -95,8 +95,8 @@ static int
 drop(so_args *a, PyArrayObject *flat, const npy_intp *bounds, int nb)
 {
     const npy_intp *v = (const npy_intp *)PyArray_DATA(flat);
-    int q = PyArray_NDIM(a->idx), mq = a->kind == SO_ND ? q - 1 : q, d;
-    npy_intp ngroups = so_size(a->idx) / (a->kind == SO_ND ? nb : 1), kept;
+    int q = PyArray_NDIM(a->idx), mq = a->c.kind == SO_ND ? q - 1 : q, d;
+    npy_intp ngroups = so_size(a->idx) / (a->c.kind == SO_ND ? nb : 1), kept;
     PyArrayObject *mask, *idx = NULL, *upd = NULL;
     PyObject *key = NULL;
 
@@ -107,23 +107,23 @@ drop(so_args *a, PyArrayObject *flat, const npy_intp *bounds, int nb)
         Py_DECREF(mask);
         return 0;
     }
-    if (a->kind == SO_ELEMENTS) {
+    if (a->c.kind == SO_ELEMENTS) {
         idx = elements_as_tuples(a, v, (const npy_bool *)PyArray_DATA(mask), kept);
         key = (PyObject *)mask;
         Py_INCREF(key);
     }
     else {
-        if (a->kind == SO_UPDATE) {
+        if (a->c.kind == SO_UPDATE) {
             /* the mask takes the place of indices' dimensions in updates */
-            key = PyTuple_New(a->axis + 1);
+            key = PyTuple_New(a->c.axis + 1);
             if (key == NULL) goto fail;
-            for (d = 0; d < a->axis; d++) {
+            for (d = 0; d < a->c.axis; d++) {
                 PyObject *all = PySlice_New(NULL, NULL, NULL);
                 if (all == NULL) goto fail;
                 PyTuple_SET_ITEM(key, d, all);
             }
             Py_INCREF(mask);
-            PyTuple_SET_ITEM(key, a->axis, (PyObject *)mask);
+            PyTuple_SET_ITEM(key, a->c.axis, (PyObject *)mask);
         }
         else {
             key = (PyObject *)mask;
@@ -134,16 +134,16 @@ drop(so_args *a, PyArrayObject *flat, const npy_intp *bounds, int nb)
     if (idx == NULL) goto fail;
     upd = (PyArrayObject *)PyObject_GetItem((PyObject *)a->upd, key);
     if (upd == NULL) goto fail;
-    if (a->kind == SO_ELEMENTS) {
-        a->kind = SO_ND;
-        a->axis = 0;
+    if (a->c.kind == SO_ELEMENTS) {
+        a->c.kind = SO_ND;
+        a->c.axis = 0;
     }
     Py_SETREF(a->upd, upd);
     Py_INCREF(idx);
     Py_SETREF(a->given_idx, idx);           /* every value is in range: no message reads it */
     Py_SETREF(a->idx, idx);
-    a->nupd = so_size(a->upd);
-    a->nidx = so_size(a->idx);
+    a->c.nupd = so_size(a->upd);
+    a->c.nidx = so_size(a->idx);
     Py_DECREF(key);
     Py_DECREF(mask);
     return 0;
@@ -159,9 +159,9 @@ so_args_apply_mode(so_args *a)
 {
     npy_intp bounds[SO_MAXDIMS];
     PyArrayObject *flat, *u = NULL;
-    int nb, rc = 0, mode = a->mode, c;
-    if (mode == SO_MODE_RAISE || a->nidx == 0) return 0;
-    a->mode = SO_MODE_RAISE;                /* applied: what stays outside raises */
+    int nb, rc = 0, mode = a->c.mode, c;
+    if (mode == SO_MODE_RAISE || a->c.nidx == 0) return 0;
+    a->c.mode = SO_MODE_RAISE;                /* applied: what stays outside raises */
     if (so_args_intp_indices(a) < 0) return -1;
     nb = so_args_bounds(a, bounds);
     flat = (PyArrayObject *)PyArray_NewCopy(a->idx, NPY_CORDER);

@@ -132,6 +132,10 @@ static PyMethodDef so_methods[] = {
     {"make_public", so_make_public, METH_VARARGS,
      "make_public(name, kind, doc, module, /)\n--\n\n"
      "The public function of kind (a value of KINDS), in C."},
+    {"_choose", so_py_choose, METH_VARARGS,
+     "_choose(kind, data, indices, updates, axis, reduction, include_self, mode, out, nthreads, /)"
+     "\n--\n\nThe strategy the call layer chooses for this call (call/choose.c), by name; the call "
+     "is not run."},
     {"check_call", so_py_check_call, METH_VARARGS,
      "check_call(kind, data, indices, updates, axis, reduction, include_self, mode, /)\n--\n\n"
      "Every rule of a call of kind (a value of KINDS) but the range of its index values,\n"
@@ -146,7 +150,7 @@ static PyMethodDef so_methods[] = {
      "generic_calls()\n--\n\nHow many calls went to the NumPy fallback (dtypes without a C loop)."},
     {"folded_calls", so_py_folded_calls, METH_NOARGS,
      "folded_calls()\n--\n\nHow many calls ran an index written out with equal rows as its\n"
-     "stride-0 view (py/fold.c)."},
+     "stride-0 view (call/fold.c)."},
     {"direct_calls", so_py_direct_calls, METH_NOARGS,
      "direct_calls()\n--\n\nHow many calls ran in the direct form of a 1-D call (call/direct.c),\n"
      "the mean's loops (direct_means) included."},
@@ -158,7 +162,7 @@ static PyMethodDef so_methods[] = {
      "partial_calls()\n--\n\nHow many calls of the direct form were split by updates, each thread\n"
      "into its own partial output (call/partial_outputs.c); a worker that woke late may have taken none."},
     {"rows_direct_calls", so_py_rows_direct_calls, METH_NOARGS,
-     "rows_direct_calls()\n--\n\nHow many calls ran in the direct form on rows (call/rows_direct.c)."},
+     "rows_direct_calls()\n--\n\nHow many calls ran in the direct form on rows (call/direct.c)."},
     {"threads_asked", so_py_threads_asked, METH_NOARGS,
      "threads_asked()\n--\n\nThe most threads one set of tasks (a split walk, a check, a copy)\n"
      "of this thread's calls was split over since it last asked (0: none); resets it."},

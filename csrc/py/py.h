@@ -6,12 +6,14 @@
  * would bind their signature and reads the thread count once (settings.c);
  * args.c turns the arguments, as the user wrote them, into arrays the layers
  * below can trust (so_args), or raises the error that says what is wrong;
- * host.c describes the checked call (so_call) and gives the call layer what
- * needs NumPy (so_host); call.c offers the call to the call layer's
- * strategies and does what needs Python between them (the intp indices, the
- * IndexError or mode=, the output); errors.c raises the exceptions (their
- * text lives in scatterops/_messages.py); output_cache.c keeps freed large
- * outputs for the next call; module.c is the module scatterops._core.
+ * host.c gives the checked call's arrays to its description (so_call) and
+ * the call layer what needs NumPy (so_host: arrays, copies, the GIL, the
+ * indices as intp, the fallback); call.c hands the call to the call layer,
+ * which decides and runs it (so_call_execute), and turns the outcome into the
+ * result, the IndexError, or mode's transform and the call run once more;
+ * errors.c raises the exceptions (their text lives in
+ * scatterops/_messages.py); output_cache.c keeps freed large outputs for the
+ * next call; module.c is the module scatterops._core.
  */
 #ifndef SO_PY_H
 #define SO_PY_H
@@ -19,26 +21,20 @@
 #include "base/base.h"
 #include "call/call.h"
 
-/* A checked call: every argument normalised, every index value in range. */
+/* A checked call: the call layer's description of it (c: kind, reduction,
+ * mode, counts, kernel; its so_array views are filled by so_call_sync from
+ * the arrays below) and the Python objects it holds. */
 typedef struct {
-    int kind;               /* SO_UPDATE, SO_ND, SO_ELEMENTS */
-    int op;                 /* the kernel's op: SO_NONE .. SO_MIN (SO_ADD for a mean) */
-    int mean;               /* reduction "mean": the sums are divided at the end */
-    int include_self;
-    int axis;               /* in [0, data.ndim); 0 for scatter_nd */
+    so_call c;
     PyObject *reduction;    /* borrowed: the canonical name ("add" for "sum", ...) */
     PyArrayObject *data;    /* owned: rank >= 1 */
     PyArrayObject *idx;     /* owned: native-order integers (negatives not wrapped), as
-                             * given, until so_args_intp_indices makes them intp (call.c,
-                             * after the direct form); its values are checked by
-                             * so_args_check_indices, or while walking (call.c) */
+                             * given, until the call layer folds them or has them made
+                             * intp (the host's index_view, intp_indices); their values
+                             * are checked by the call layer */
     PyArrayObject *given_idx; /* owned: indices as given (an integer array), for the message */
     PyArrayObject *upd;     /* owned: data's dtype and the required shape (maybe a broadcast view) */
     PyArrayObject *out;     /* owned: the user's out (checked), or NULL */
-    npy_intp nupd, nidx;    /* the number of update elements and of index values */
-    int typed;              /* kn is the C kernel of this call; 0: none (the NumPy fallback) */
-    int mode;               /* SO_MODE_*: applied only once the check finds an index outside */
-    so_kernel kn;
 } so_args;
 
 /* convert.c: the public names of the operations, by kind */
@@ -46,18 +42,18 @@ extern const char *const so_func_names[3];
 
 /* args.c: fill *a from the user's arguments (axis may be NULL for scatter_nd),
  * or raise and return -1 (nothing written anywhere).  Every rule but the range
- * of the index values, which so_args_check_indices checks (call.c may instead
- * check them while it walks into a result nobody sees yet).  so_args_clear
- * frees it. */
+ * of the index values, which the call layer checks (call/execute.c), before
+ * or while it runs.  so_args_clear frees it. */
 int so_args_parse(so_args *a, int kind, PyObject *data, PyObject *indices, PyObject *updates,
                   PyObject *axis, PyObject *reduction, PyObject *include_self, PyObject *mode,
                   PyObject *out);
 void so_args_clear(so_args *a);
-/* indices.c: the check of every index value against its axis: 0 all inside;
- * under mode="raise", the IndexError for the first one outside (-1 raised);
- * under another mode, SO_OUT_OF_RANGE with nothing raised: the caller applies
- * the mode (so_args_apply_mode) and goes on.  so_args_out_of_range is that
- * outcome for the value at flat C-order position pos. */
+/* indices.c: the outcome of a bad index at flat C-order position pos: under
+ * mode="raise", its IndexError (-1 raised); under another mode,
+ * SO_OUT_OF_RANGE with nothing raised: the caller applies the mode
+ * (so_args_apply_mode) and goes on.  so_args_check_indices: the check of every
+ * index value against its axis, 0 all inside, else that outcome for the first
+ * one outside (mode.c's last word on an axis of size 0). */
 #define SO_OUT_OF_RANGE 1
 int so_args_check_indices(const so_args *a, int nthreads);
 int so_args_out_of_range(const so_args *a, npy_intp pos);
@@ -176,13 +172,11 @@ so_mode_position(npy_uint64 raw, int is_unsigned, npy_intp s, int mode, npy_intp
 }
 
 /* call.c: run a checked call; the result (a new reference), or NULL with an
- * exception set. */
+ * exception set.  _core._choose(kind, data, indices, updates, axis, reduction,
+ * include_self, mode, out, nthreads): the name of the strategy
+ * (call/call.h's so_strategy_names) the call would take. */
 PyObject *so_call_run(so_args *a, int nthreads);
-/* fold.c: scatter_elements' indices constant along each row of their last dim
- * (an expanded index written out) become a stride-0 view of their first
- * column in a->idx: 1 if folded, 0 if not, -1 raised */
-int so_fold_equal_rows(so_args *a, int nthreads);
-extern unsigned long so_folded_calls;      /* fold.c: how many calls were folded */
+PyObject *so_py_choose(PyObject *self, PyObject *args);
 /* generic.c: the updates of a, a call of a dtype without a C loop, applied to
  * work (which holds data) by NumPy's ufunc.at in scatterops/_generic.py: 0, or
  * -1 raised */
@@ -262,11 +256,6 @@ int so_poll_raised(so_unlocked *u);
 /* interrupt.c: an interrupt raised by a call into out (in_place): the
  * exception gets the note that says what out may hold; returns -1 */
 int so_note_interrupted(const char *func, int in_place);
-/* indices.c: so_args_check_indices for a long check, without the GIL and
- * stoppable: -1 raised (a bad index, or Ctrl-C), else 0.  call.c chooses
- * between the two at the call, inline, so that a small call pays no call for
- * the choice (docs/design.md, "The cost of a small call"). */
-int so_check_indices_long(const so_args *a, int nthreads);
 /* interrupt.c: PyArray_CopyInto, a large one in slabs with the signals
  * checked between them, or in copy.c's pieces if so_same_bytes_apart;
  * so_same_bytes_apart: whether dst and src are C-ordered arrays of one dtype
@@ -319,14 +308,16 @@ so_array_of(PyArrayObject *a, so_array *s)
     s->handle = a;
 }
 
-/* host.c: the description of the checked call *a for the call layer (call/call.h) */
-void so_call_of(const so_args *a, int nthreads, so_call *c);
+/* host.c: a->c's arrays set to a's (borrowed) and its thread count to nthreads */
+void so_call_sync(so_args *a, int nthreads);
 /* host.c: what the call layer asks of the binding (call/call.h's so_host),
  * with NumPy's arrays and the interpreter's lock: so_py_host_init makes one
  * for a call on nthreads threads */
 typedef struct {
     so_host h;
     so_unlocked u;
+    so_args *a;             /* the call's arguments (its indices made intp, its fallback),
+                             * set by the caller of so_call_execute; NULL by so_py_host_init */
     int nthreads;
 } so_py_host;
 void so_py_host_init(so_py_host *ph, int nthreads);

@@ -160,7 +160,7 @@ so_py_check_call(PyObject *self, PyObject *args)
                       include_self, mode, NULL) < 0) {
         return NULL;
     }
-    res = Py_BuildValue("(Ni)", SHAPE(a.upd), a.axis);
+    res = Py_BuildValue("(Ni)", SHAPE(a.upd), a.c.axis);
     so_args_clear(&a);
     return res;
 }

@@ -96,7 +96,7 @@ int so_direct_form_backs_off(npy_intp size, npy_intp stride, npy_intp nupd);
 /* split.c: whether so_run_threaded would run this plan on several threads
  * now: a split applies, and its kind is not being backed off (if it is, this
  * call counts as one it declined).  For a caller with a one-thread form of its
- * own, faster than the walk on one thread (call/rows_direct.c). */
+ * own, faster than the walk on one thread (call/choose.c). */
 int so_split_runs(const so_plan *p, const so_kernel *kn, int nthreads,
                   const so_walk_costs *c);
 /* split.c: so_split_runs for the owned split alone: whether so_run_threaded

@@ -1,5 +1,5 @@
 /*
- * py/fold.c: an expanded index written out in full, recognised.
+ * call/fold.c: an expanded index written out in full, recognised.
  *
  * Graph message passing calls scatter_elements with the row index of each
  * message repeated across the message's features: indices of shape (E, F)
@@ -11,9 +11,11 @@
  * if so the call goes on with a stride-0 view of a compact copy of the first
  * column (made in the same pass), so the materialised index runs the block
  * walk and its bounds check reads each row's value once.  The values are the
- * same, so are the bits (docs/design.md, "Folding an expanded index").
+ * same, so are the bits (docs/design.md, "Folding an expanded index").  The
+ * binding makes the arrays (so_host's new_array and index_view); below
+ * SO_FOLD_MIN index values the pass is not tried (call/cost.h).
  */
-#include "py/py.h"
+#include "call/call.h"
 #include "base/nditer.h"
 
 unsigned long so_folded_calls;
@@ -65,28 +67,26 @@ fold_task_main(void *arg)
  * least SO_FOLD_PER_THREAD values, call/cost.h): a large index is a
  * memory-bound pass */
 static int
-rows_constant_2d(PyArrayObject *idx, row_equal_fn eq, char *keep, int nthreads)
+rows_constant_2d(const so_array *idx, row_equal_fn eq, char *keep, int nthreads)
 {
     so_fold_task one, *tasks;
-    const npy_intp rows = PyArray_DIM(idx, 0), isz = PyArray_ITEMSIZE(idx);
+    const npy_intp rows = idx->dims[0], isz = idx->itemsize, size = so_array_size(idx);
     int t, n = nthreads, equal = 1;
-    if ((npy_intp)n > PyArray_SIZE(idx) / SO_FOLD_PER_THREAD) {
-        n = (int)(PyArray_SIZE(idx) / SO_FOLD_PER_THREAD);
-    }
+    if ((npy_intp)n > size / SO_FOLD_PER_THREAD) n = (int)(size / SO_FOLD_PER_THREAD);
     if (n > rows) n = (int)rows;
     tasks = so_task_array(&one, sizeof *tasks, &n);
     for (t = 0; t < n; t++) {
         const npy_intp lo = rows * t / n, hi = rows * (t + 1) / n;
-        tasks[t].base = PyArray_BYTES(idx) + lo * PyArray_STRIDE(idx, 0);
+        tasks[t].base = idx->bytes + lo * idx->strides[0];
         tasks[t].keep = keep + lo * isz;
         tasks[t].rows = hi - lo;
-        tasks[t].stride = PyArray_STRIDE(idx, 0);
-        tasks[t].n = PyArray_DIM(idx, 1);
+        tasks[t].stride = idx->strides[0];
+        tasks[t].n = idx->dims[1];
         tasks[t].isz = isz;
         tasks[t].eq = eq;
     }
     so_run_tasks_kind(fold_task_main, tasks, sizeof *tasks, n, NULL,
-                      SO_JOB_KIND_FOLD + so_log2(PyArray_SIZE(idx)));
+                      SO_JOB_KIND_FOLD + so_log2(size));
     for (t = 0; t < n; t++) equal &= tasks[t].equal;
     so_task_array_free(tasks, &one);
     return equal;
@@ -95,44 +95,44 @@ rows_constant_2d(PyArrayObject *idx, row_equal_fn eq, char *keep, int nthreads)
 /* every row (last dim, contiguous) of idx constant; each row's value stored
  * in C order at keep */
 static int
-rows_constant(PyArrayObject *idx, row_equal_fn eq, char *keep)
+rows_constant(const so_array *idx, row_equal_fn eq, char *keep)
 {
-    const int nd = PyArray_NDIM(idx);
-    const npy_intp n = PyArray_DIM(idx, nd - 1);
-    const char *base = PyArray_BYTES(idx);
+    const int nd = idx->ndim;
+    const npy_intp n = idx->dims[nd - 1];
+    const char *base = idx->bytes;
     npy_intp shape[SO_MAXDIMS], stride[SO_MAXDIMS];
     npy_intp *strides[1] = {stride};
     so_nditer it;
     int d, outer = 0;
     for (d = 0; d < nd - 1; d++) {
-        outer = so_nd_push(outer, shape, strides, 1, PyArray_DIM(idx, d), &PyArray_STRIDES(idx)[d],
-                           0);
+        outer = so_nd_push(outer, shape, strides, 1, idx->dims[d], &idx->strides[d], 0);
     }
     so_nd_init(&it, outer, shape, 1, (const npy_intp *const[]){stride});
     do {
         if (!eq(base + it.off[0], n, keep)) return 0;
-        keep += PyArray_ITEMSIZE(idx);
+        keep += idx->itemsize;
     } while (so_nd_next(&it));
     return 1;
 }
 
 int
-so_fold_equal_rows(so_args *a, int nthreads)
+so_call_fold(so_call *c, so_host *h)
 {
-    PyArrayObject *idx = a->idx, *view, *kept;
-    const int nd = PyArray_NDIM(idx);
-    const npy_intp isz = PyArray_ITEMSIZE(idx);
+    const so_array *idx = &c->idx;
+    const int nd = idx->ndim;
+    const npy_intp isz = idx->itemsize;
     npy_intp strides[SO_MAXDIMS], dims[SO_MAXDIMS];
     npy_uint64 first;
+    so_array like, kept;
     row_equal_fn eq;
     int d, equal;
 
-    if (a->kind != SO_ELEMENTS || nd < 2 || a->axis == nd - 1 || a->nidx < SO_FOLD_MIN ||
-            PyArray_DIM(idx, nd - 1) < 2 || PyArray_STRIDE(idx, nd - 1) != isz) {
+    if (c->kind != SO_ELEMENTS || nd < 2 || c->axis == nd - 1 || c->nidx < SO_FOLD_MIN ||
+            idx->dims[nd - 1] < 2 || idx->strides[nd - 1] != isz) {
         return 0;
     }
     for (d = 0; d < nd - 1; d++) {
-        if (PyArray_DIM(idx, d) == 0) return 0;
+        if (idx->dims[d] == 0) return 0;
     }
     switch (isz) {
         case 1: eq = row_equal_npy_uint8; break;
@@ -142,38 +142,31 @@ so_fold_equal_rows(so_args *a, int nthreads)
         default: return 0;
     }
     /* most indices differ along the row at once: only then the whole pass */
-    if (!eq(PyArray_BYTES(idx), PyArray_DIM(idx, nd - 1), (char *)&first)) return 0;
+    if (!eq(idx->bytes, idx->dims[nd - 1], (char *)&first)) return 0;
     /* the rows' values, kept as the pass reads them: the check and the walk
      * then read them contiguous, not one a row of the full index (one value
      * where a cache line of the full index would be read) */
-    memcpy(dims, PyArray_DIMS(idx), sizeof(npy_intp) * (size_t)nd);
+    memcpy(dims, idx->dims, sizeof(npy_intp) * (size_t)nd);
     dims[nd - 1] = 1;
-    Py_INCREF(PyArray_DESCR(idx));
-    kept = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, PyArray_DESCR(idx), nd, dims,
-                                                 NULL, NULL, 0, NULL);
-    if (kept == NULL) return -1;
-    if (a->nidx >= SO_GIL_RELEASE_MIN) {
-        Py_BEGIN_ALLOW_THREADS
-        equal = nd == 2 && nthreads > 1
-                ? rows_constant_2d(idx, eq, PyArray_BYTES(kept), nthreads)
-                : rows_constant(idx, eq, PyArray_BYTES(kept));
-        Py_END_ALLOW_THREADS
+    like = *idx;
+    like.dims = dims;
+    if (h->new_array(h, &like, 0, &kept) < 0) return -1;
+    if (c->nidx >= SO_GIL_RELEASE_MIN) {
+        (void)h->unlock(h);         /* not stoppable: one pass at memory bandwidth */
+        equal = nd == 2 && c->nthreads > 1 ? rows_constant_2d(idx, eq, kept.bytes, c->nthreads)
+                                           : rows_constant(idx, eq, kept.bytes);
+        (void)h->relock(h);
     }
     else {
-        equal = rows_constant(idx, eq, PyArray_BYTES(kept));
+        equal = rows_constant(idx, eq, kept.bytes);
     }
     if (!equal) {
-        Py_DECREF(kept);
+        h->release(h, &kept);
         return 0;
     }
-    memcpy(strides, PyArray_STRIDES(kept), sizeof(npy_intp) * (size_t)nd);
+    memcpy(strides, kept.strides, sizeof(npy_intp) * (size_t)nd);
     strides[nd - 1] = 0;
-    Py_INCREF(PyArray_DESCR(kept));
-    view = so_view_of(kept, PyArray_DESCR(kept), PyArray_DIMS(idx), strides);
-    Py_DECREF(kept);
-    if (view == NULL) return -1;
-    a->idx = view;
-    Py_DECREF(idx);
+    if (h->index_view(h, &kept, strides, &c->idx) < 0) return -1;
     so_folded_calls++;
     return 1;
 }
