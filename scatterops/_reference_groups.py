@@ -106,8 +106,9 @@ def base_of(func: str) -> str:
 
 
 def native(dtype: np.dtype) -> np.dtype:
-    """dtype in the machine's byte order (a result is always native, as NumPy's are)."""
-    return dtype.newbyteorder("=") if dtype.byteorder in "<>" and not dtype.isnative else dtype
+    """dtype in the machine's byte order, the fields of a structured dtype too (a result is
+    always native, as NumPy's are)."""
+    return dtype if dtype.isnative else dtype.newbyteorder("=")
 
 
 def computing_dtype(dtype: np.dtype) -> np.dtype:
