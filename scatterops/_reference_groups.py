@@ -261,8 +261,8 @@ def _fill(name: str, func: str, fill_value, dtype: np.dtype) -> np.ndarray:
         raise type(exc)(f"{name}: fill_value could not be converted to an array: {exc}") from None
     if fv.ndim != 0:
         raise ValueError(f"{name}: fill_value must be a scalar, got shape {fv.shape}")
-    if dtype.kind in "iub" and fv.dtype.kind in "biuf":
-        v = fv.item()
+    if dtype.kind in "iub" and fv.dtype.kind in "biufc":
+        v = fv.item().real          # a complex fill is held by its real part, as astype keeps it
         if isinstance(v, float) and not np.isfinite(v):
             raise ValueError(f"{name}: fill_value={fill_value!r} cannot be held by the result "
                              f"dtype {dtype}")
