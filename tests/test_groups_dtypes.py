@@ -258,3 +258,29 @@ def test_numpy_groupies_complex_same_bits(backend):
         theirs = peer.aggregate(groups, values, func, size=50)
         ours = scatterops.aggregate(groups, values, func, size=50)
         assert ours.dtype == theirs.dtype and bits(ours) == bits(theirs), func
+
+
+def test_ctrl_c_stops_the_object_loops_with_nothing_written():
+    """A signal that arrives while the object loop runs (SIGALRM, set off by the one Python
+    operator among int members) is handled by the loop itself: its exception stops the call
+    and out keeps its contents."""
+    import signal
+
+    class Alarm:
+        def __add__(self, other):
+            signal.setitimer(signal.ITIMER_REAL, 0.001)
+            return 1
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    values = np.array([Alarm(), 1] + [1] * 3_000_000, object)
+    out = np.array([7], object)
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            scatterops.group_reduce(values, np.zeros(len(values), np.intp), out=out)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert out[0] == 7
