@@ -233,7 +233,14 @@ loops_run(so_group_args *a, PyArray_Descr *rd, const npy_intp *gid, const npy_in
     so_gx_loop L;
     int rc = -1;
     if (cd == NULL) return NULL;
-    v = so_group_quiet_cast(a->values, cd);
+    if (PyArray_EquivTypes(PyArray_DESCR(a->values), cd) && PyArray_IS_C_CONTIGUOUS(a->values) &&
+            PyArray_ISALIGNED(a->values)) {
+        v = a->values;          /* read as it is: no copy */
+        Py_INCREF(v);
+    }
+    else {
+        v = so_group_quiet_cast(a->values, cd);
+    }
     r = (PyArrayObject *)PyArray_SimpleNew(nd, (npy_intp *)dims, f == SO_GF_ANY || f == SO_GF_ALL
                                            ? NPY_BOOL : rd->type_num);
     if (v == NULL || r == NULL) goto done;
