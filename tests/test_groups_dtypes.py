@@ -171,6 +171,15 @@ def test_a_datetime_result_cast_to_object_or_string(func):
         same_call("group_reduce", values, [0, 0, 2, 2], func, size=4, dtype=dtype)
 
 
+def test_a_float16_logsumexp_warns_no_more_than_the_other_dtypes():
+    values = np.array([0.0, -100.0, -np.inf, 2.0])
+    with np.errstate(all="raise"):
+        got = scatterops.group_reduce(values, [0, 0, 0, 1], "logsumexp", dtype=np.float16)
+    with np.errstate(all="ignore"):
+        expected = reference.group_reduce(values, [0, 0, 0, 1], "logsumexp", dtype=np.float16)
+    assert_same(got, expected)
+
+
 @given(complex_values(), st.sampled_from(("sum", "prod", "mean", "first", "any", "count")),
        st.data())
 def test_segments_of_complex_values_match_reference(va, func, data):

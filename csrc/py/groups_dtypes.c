@@ -153,13 +153,28 @@ edge_members(so_group_args *a, const npy_intp *pos, PyArray_Descr *rd, int nd, c
     return cast;
 }
 
-/* ufunc name of NumPy on a in place (float16: its exp, log, sqrt loops) */
+/* ufunc name of NumPy on a in place (float16: its exp, log, sqrt loops),
+ * wrapped in np.errstate(all="ignore"): an underflow in exp warns no more than
+ * the loops do */
 static int
 ufunc_in_place(const char *name, PyArrayObject *a)
 {
-    PyObject *np = PyImport_ImportModule("numpy"), *r = NULL;
-    if (np != NULL) r = PyObject_CallMethod(np, name, "OO", (PyObject *)a, (PyObject *)a);
+    PyObject *np = PyImport_ImportModule("numpy"), *errstate = NULL, *none = NULL, *kw = NULL;
+    PyObject *quiet = NULL, *ufunc = NULL, *wrapped = NULL, *r = NULL;
+    if (np != NULL) errstate = PyObject_GetAttrString(np, "errstate");
+    if (errstate != NULL) none = PyTuple_New(0);
+    if (none != NULL) kw = Py_BuildValue("{ss}", "all", "ignore");
+    if (kw != NULL) quiet = PyObject_Call(errstate, none, kw);
+    if (quiet != NULL) ufunc = PyObject_GetAttrString(np, name);
+    if (ufunc != NULL) wrapped = PyObject_CallOneArg(quiet, ufunc);
+    if (wrapped != NULL) r = PyObject_CallFunctionObjArgs(wrapped, (PyObject *)a, (PyObject *)a, NULL);
     Py_XDECREF(np);
+    Py_XDECREF(errstate);
+    Py_XDECREF(none);
+    Py_XDECREF(kw);
+    Py_XDECREF(quiet);
+    Py_XDECREF(ufunc);
+    Py_XDECREF(wrapped);
     Py_XDECREF(r);
     return r == NULL ? -1 : 0;
 }
