@@ -106,8 +106,9 @@ def base_of(func: str) -> str:
 
 
 def native(dtype: np.dtype) -> np.dtype:
-    """dtype in the machine's byte order (a result is always native, as NumPy's are)."""
-    return dtype.newbyteorder("=") if dtype.byteorder in "<>" and not dtype.isnative else dtype
+    """dtype in the machine's byte order, the fields of a structured dtype too (a result is
+    always native, as NumPy's are)."""
+    return dtype if dtype.isnative else dtype.newbyteorder("=")
 
 
 def computing_dtype(dtype: np.dtype) -> np.dtype:
@@ -260,9 +261,11 @@ def _fill(name: str, func: str, fill_value, dtype: np.dtype) -> np.ndarray:
         raise type(exc)(f"{name}: fill_value could not be converted to an array: {exc}") from None
     if fv.ndim != 0:
         raise ValueError(f"{name}: fill_value must be a scalar, got shape {fv.shape}")
-    # a Python int too large for int64 / uint64 comes as an object array: its range is checked too
-    if dtype.kind in "iub" and (fv.dtype.kind in "biuf" or isinstance(fv.item(), int)):
+    # a Python int too large for int64 / uint64 comes as an object array: its range is checked
+    # too; a complex fill is held by its real part, as astype keeps it
+    if dtype.kind in "iub" and (fv.dtype.kind in "biufc" or isinstance(fv.item(), int)):
         v = fv.item()
+        v = v.real if isinstance(v, complex) else v
         if isinstance(v, float) and not np.isfinite(v):
             raise ValueError(f"{name}: fill_value={fill_value!r} cannot be held by the result "
                              f"dtype {dtype}")

@@ -168,9 +168,6 @@ def test_numpy_groupies_differences(npg):
     assert np.isnan(group_reduce(v, g, "var", ddof=1, fill_value=0.0)[0])
 
 
-@pytest.mark.xfail(raises=TypeError, strict=True,
-                   reason="group_reduce's C loops refuse complex values (docs/contract.md, "
-                          "'What the C functions compute today')")
 def test_numpy_groupies_complex_mean_of_an_empty_group(npg):
     # NaN in both parts there, nan+0j (np.array(nan).astype(complex)) here
     _, aggregate = npg

@@ -448,3 +448,142 @@ def test_softmax_result_dtype_and_shape():
     assert R.group_softmax(np.ones(3, np.float16), [0, 0, 0]).dtype == np.float16
     with pytest.raises(TypeError, match="log"):
         R.group_softmax(V, G, log=1)
+
+
+# ---- complex, strings, void, object and a float16 computing dtype ---------------------------
+
+#: the contract's table: the funcs each kind of values takes (no nan-variant but for i, u, f)
+TAKES = {
+    "c": {"sum", "prod", "mean", "first", "last", "count", "any", "all"},
+    "S": {"first", "last", "count"}, "U": {"first", "last", "count"},
+    "V": {"first", "last", "count"},
+    "O": {"sum", "prod", "max", "min", "first", "last", "count", "any", "all"},
+}
+KIND_VALUES = {
+    "c": np.array([1 + 2j, 3 - 1j]), "S": np.array([b"a", b"bc"]), "U": np.array(["a", "bc"]),
+    "V": np.array([b"ab", b"cd"]).view("V2"), "O": np.array([1, 2], object),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(TAKES))
+@pytest.mark.parametrize("func", FUNCS)
+def test_each_kind_takes_exactly_the_funcs_of_the_table(kind, func):
+    v = KIND_VALUES[kind]
+    if func in TAKES[kind]:
+        assert R.group_reduce(v, [0, 0], func).shape == (1,)
+    else:
+        with pytest.raises(TypeError, match=f"func='{func}'.*dtype {v.dtype}"):
+            R.group_reduce(v, [0, 0], func)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_sum_prod_and_any_all_are_the_ufuncs_at(dtype):
+    v = np.array([1 + 2j, 0j, 3 - 1j, complex(nan, 0), 2j, -1j], dtype)
+    g = np.array([0, 0, 2, 3, 0, 3])
+    expected = np.zeros(4, dtype)
+    np.add.at(expected, g, v)
+    same(R.group_reduce(v, g), expected)
+    expected = np.ones(4, dtype)
+    np.multiply.at(expected, g, v)
+    same(R.group_reduce(v, g, "prod"), expected)
+    same(R.group_reduce(v, g, "any"), [True, False, True, True])
+    same(R.group_reduce(v, g, "all"), [False, False, True, True])   # NaN is true
+    same(R.group_reduce(v, g, "count"), [3, 0, 1, 2], INTP)
+    same(R.group_reduce(v, g, "first"), [1 + 2j, nan, 3 - 1j, complex(nan, 0)], dtype)
+    same(R.group_reduce(v, g, "last"), [2j, nan, 3 - 1j, -1j], dtype)
+
+
+def test_complex_mean_divides_by_the_count_as_a_complex_number():
+    # NumPy's complex division by (k + 0j) computes (re + im * 0) / k: an infinite imaginary
+    # part makes the real part NaN
+    v = np.array([1 + 2j, 2 + 4j, complex(1, inf)])
+    got = R.group_reduce(v, [0, 0, 1], "mean")
+    same(got[:1], [1.5 + 3j])
+    assert np.isnan(got[1].real) and got[1].imag == inf
+    same(R.group_reduce(np.array([1, 2], np.int8), [0, 0], "mean", dtype=np.complex64),
+         [1.5 + 0j], np.complex64)
+    same(R.group_reduce(np.array([1.0, 2.0]), [0, 0], dtype=np.complex128), [3 + 0j])
+
+
+@pytest.mark.parametrize("values", [
+    np.array([b"ab", b"", b"cde", b"f"]), np.array(["ab", "", "cde", "f"]),
+    np.array(["ab", "", "cde", "f"], ">U3"), np.array([b"ab", b"xy", b"cd", b"ef"]).view("V2"),
+    np.array([(1, 2.0), (3, 4.0), (5, 6.0), (7, 8.0)], [("a", ">i4"), ("b", "f8")]),
+])
+def test_strings_and_void_take_first_last_count_and_fill_with_zero_bytes(values):
+    g = [0, 2, 0, 2]
+    rd = values.dtype.newbyteorder("=")
+    first = R.group_reduce(values, g, "first")
+    last = R.group_reduce(values, g, "last")
+    assert first.dtype == rd and last.dtype == rd
+    native, zero = values.astype(rd), np.zeros(1, rd)
+    assert first.tobytes() == np.concatenate([native[:1], zero, native[1:2]]).tobytes()
+    assert last.tobytes() == np.concatenate([native[2:3], zero, native[3:]]).tobytes()
+    same(R.group_reduce(values, g, "count"), [2, 0, 2], INTP)
+
+
+def test_a_string_fill_value_and_dtype_cast_the_result():
+    v = np.array(["ab", "c"])
+    assert R.group_reduce(v, [0, 0], "last", size=2, fill_value="-").tolist() == ["c", "-"]
+    assert R.group_reduce(np.array([b"ab"]), [0], "first", dtype="U2").tolist() == ["ab"]
+
+
+def test_object_sums_are_pythons_operators_in_order_from_the_first_member():
+    from fractions import Fraction
+    v = np.array([Fraction(1, 3), 2, Fraction(1, 6), 10 ** 30], object)
+    g = [0, 1, 0, 1]
+    assert R.group_reduce(v, g).tolist() == [Fraction(1, 2), 10 ** 30 + 2]
+    assert R.group_reduce(v, g, "prod").tolist() == [Fraction(1, 18), 2 * 10 ** 30]
+    assert R.group_reduce(v, g, size=3)[2] == 0             # sum's fill
+    assert math.isnan(R.group_reduce(v, g, "max", size=3)[2])
+    one = R.group_reduce(np.array([[1]], object), [0])      # one member: that object
+    assert type(one[0, 0]) is int
+
+
+def test_object_max_and_min_are_np_maximum_on_object():
+    # np.maximum keeps the running value where it is >= the member (<= for min), so of a tie
+    # the first member stays, and a NaN member wins only over a running value
+    v = np.array([1, 1.0, nan, 3], object)
+    got = R.group_reduce(v, [0, 0, 1, 1], "max")
+    assert type(got[0]) is int and got[1] == 3
+    got = R.group_reduce(v[[2, 3, 3, 2]], [0, 0, 1, 1], "max")
+    assert got[0] == 3 and math.isnan(got[1])
+    assert type(R.group_reduce(v, [0, 0, 1, 1], "min")[0]) is int
+
+
+def test_object_any_all_take_the_truth_of_each_member():
+    v = np.array([0, "", [1], None], object)
+    same(R.group_reduce(v, [0, 0, 1, 1], "any"), [False, True])
+    same(R.group_reduce(v, [0, 1, 1, 1], "all"), [False, False])
+
+
+def test_an_object_operator_that_raises_propagates_and_leaves_out_untouched():
+    class Bad:
+        def __add__(self, other):
+            raise ArithmeticError("no add")
+    out = np.array([7], object)
+    with pytest.raises(ArithmeticError, match="no add"):
+        R.group_reduce(np.array([Bad(), Bad()], object), [0, 0], out=out)
+    assert out[0] == 7
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("values", [np.float64, np.float16, np.int16])
+def test_a_float16_computing_dtype_rounds_every_operation_to_float16(values):
+    v = np.array([1, 2, 3, 4, 1000, 7], values)
+    g = np.array([0, 0, 0, 0, 0, 1])
+    h = v.astype(np.float16)
+    s = np.zeros(2, np.float16)
+    np.add.at(s, g, h)
+    mean = s / np.array([5, 1], np.float16)
+    same(R.group_reduce(v, g, "mean", dtype=np.float16), mean, np.float16)
+    d = h - mean[g]
+    ss = np.zeros(2, np.float16)     # 1000 - mean overflows float16 when squared
+    np.add.at(ss, g, d * d)
+    var = ss / np.array([5, 1], np.float16)
+    same(R.group_reduce(v, g, "var", dtype=np.float16), var, np.float16)
+    same(R.group_reduce(v, g, "std", dtype=np.float16), np.sqrt(var), np.float16)
+    m = np.array([h[:5].max(), h[5]])
+    e = np.zeros(2, np.float16)
+    np.add.at(e, g, np.exp(h - m[g]))
+    same(R.group_reduce(v, g, "logsumexp", dtype=np.float16), m + np.log(e), np.float16)

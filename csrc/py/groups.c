@@ -9,6 +9,7 @@
  * result is cast to its dtype, its empty cells filled, and written to out.
  */
 #include "py/groups_args.h"
+#include "py/groups_dtypes.h"
 
 #define NO_IMPORT_UFUNC
 #define PY_UFUNC_UNIQUE_SYMBOL scatterops_UFUNC_API
@@ -256,6 +257,7 @@ group_run(so_group_args *a, PyObject *out, int nthreads)
     const int func = a->func;       /* before the dtype table maps a bool sum to any */
     int d, rc;
     memset(&c, 0, sizeof c);
+    if (so_group_dtypes_takes(a)) return so_group_dtypes_run(a, out, nthreads);
     if (choose_types(a, &t) < 0) goto done;
     for (d = 0; d < nd; d++) dims[d] = PyArray_DIM(a->values, d);
     if (!softmax) dims[a->axis] = a->size;
