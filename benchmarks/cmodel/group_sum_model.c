@@ -22,6 +22,8 @@
  *   counted       the loop keeping a count per group as well (mean, a fill)
  *   strided       the loop reading values through a char pointer and a byte
  *                 stride, ids as intp (the generic loop's shape)
+ *   counted2      the loop, then a second loop counting the ids of each piece
+ *                 of CHUNK (the mean's counts apart from its sums)
  *   seen1         the loop storing 1 into a byte per group as well (which
  *                 groups are empty, for a fill: no read-modify-write)
  *   seen8         the same into an int64 per group
@@ -146,9 +148,15 @@ seen8(double *restrict r, int64_t *restrict seen, const int64_t *restrict g,
     }
 }
 
-enum { LOOP, LOOP32, SKIP, CHECKLOOP, FUSED, FUSED32, COUNTED, STRIDED, SEEN1, SEEN8, NV };
+__attribute__((noinline)) static void
+count_ids(int64_t *restrict cnt, const int64_t *restrict g, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) cnt[g[i]]++;
+}
+
+enum { LOOP, LOOP32, SKIP, CHECKLOOP, FUSED, FUSED32, COUNTED, STRIDED, SEEN1, SEEN8, COUNTED2, NV };
 static const char *names[NV] = {"loop", "loop32", "skip", "check+loop", "fused", "fused32",
-                                "counted", "strided", "seen1", "seen8"};
+                                "counted", "strided", "seen1", "seen8", "counted2"};
 
 int
 main(int argc, char **argv)
@@ -192,9 +200,17 @@ main(int argc, char **argv)
                 cnt = calloc((size_t)size, 1);
                 seen1(r, (char *)cnt, g, v, n);
                 break;
-            default:
+            case SEEN8:
                 cnt = calloc((size_t)size, sizeof *cnt);
                 seen8(r, cnt, g, v, n);
+                break;
+            default:
+                cnt = calloc((size_t)size, sizeof *cnt);
+                for (int64_t c = 0; c < n; c += CHUNK) {
+                    int64_t e = c + CHUNK < n ? c + CHUNK : n;
+                    loop(r, g + c, v + c, e - c);
+                    count_ids(cnt, g + c, e - c);
+                }
                 break;
             }
             t[k] = cpu_now() - t0;

@@ -54,6 +54,7 @@ struct pass {
     char *sums;                 /* softmax: the sums s */
     int log;
     int fast;                   /* pass_members: so_group_fast runs L */
+    int segsums;                /* segments: so_group_segsums runs them, a batch at a time */
     int check;                  /* each piece's ids checked first */
 };
 
@@ -135,7 +136,21 @@ run_share(void *arg)
             continue;
         }
         for (g = s->g0; g < s->g1; g++) {
-            const npy_intp a = ip[g], b = ip[g + 1];
+            npy_intp a, b, ge = g, m = 0;
+            /* segsums: a batch of whole segments of at most a piece of members
+             * (a longer segment alone, in pieces, below) */
+            while (p->segsums && ge < s->g1 && m + (ip[ge + 1] - ip[ge]) <= piece) {
+                m += ip[ge + 1] - ip[ge];
+                ge++;
+            }
+            if (ge > g) {
+                if (so_stopped(s->poll)) goto stop;
+                so_group_segsums(L, o, ip, g, ge);
+                g = ge - 1;
+                continue;
+            }
+            a = ip[g];
+            b = ip[g + 1];
             for (n0 = a; n0 < b; n0 += piece) {
                 const npy_intp n1 = n0 + piece < b ? n0 + piece : b;
                 done += n1 - n0;
@@ -276,6 +291,7 @@ first_pass(so_group_call *c, pass *p, npy_intp ncells, int nthreads, so_poll *po
     npy_intp k;
     int rc;
     p->fast = so_group_fast_takes(&p->L);
+    p->segsums = c->indptr != NULL && so_group_segsums_takes(&p->L);
     p->check = c->check_ids;
     if (p->fast && (op == SO_G_MAX || op == SO_G_MIN || op == SO_G_FIRST || op == SO_G_LAST)) {
         c->seen = (npy_bool *)calloc((size_t)(c->ncnt > 0 ? c->ncnt : 1), 1);
@@ -294,6 +310,7 @@ first_pass(so_group_call *c, pass *p, npy_intp ncells, int nthreads, so_poll *po
     if (p->fast) so_group_fast_start(&p->L, p->L.res, p->L.pos, ncells);
     rc = run_pass(p, nthreads, poll, &c->bad);
     p->check = 0;
+    p->segsums = 0;
     if (rc != 0 || !p->fast || (op != SO_G_ARGMAX && op != SO_G_ARGMIN)) return rc;
     /* the empty cells of a fast argmax: those still at position -1 */
     c->seen = (npy_bool *)malloc((size_t)(c->ncnt > 0 ? c->ncnt : 1));

@@ -83,6 +83,12 @@ int so_group_fast_takes(const so_group_loop *L);
 void so_group_fast_start(const so_group_loop *L, char *res, npy_intp *pos, npy_intp ncells);
 /* group_fast.c: as so_group_members, for an L so_group_fast_takes */
 void so_group_fast(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g);
+/* group_fast.c: the sums of segments [g0, g1) of outer row o (offsets ip),
+ * several segments at a time, for an L so_group_segsums_takes (a sum of
+ * single values that keeps no count) */
+int so_group_segsums_takes(const so_group_loop *L);
+void so_group_segsums(const so_group_loop *L, npy_intp o, const npy_intp *ip, npy_intp g0,
+                      npy_intp g1);
 /* group_fast.c: the first member of [n0, n1) whose id is outside [0, size), or -1 */
 npy_intp so_group_bad_id(const so_group_loop *L, npy_intp n0, npy_intp n1);
 

@@ -15,6 +15,7 @@
 #include "kernels/group_types.h"
 
 #include <math.h>
+#include <string.h>
 
 int
 so_group_fast_takes(const so_group_loop *L)
@@ -44,6 +45,7 @@ so_group_fast_takes(const so_group_loop *L)
 static void                                                                              \
 NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0)          \
 {                                                                                        \
+    typedef SO_BITS_##T BT;                                                              \
     const npy_intp size = L->size, inner = L->inner;                                     \
     const npy_intp s = L->sn / (npy_intp)sizeof(T);                                      \
     const T *v = (const T *)(L->v + o * L->so);                                          \
@@ -52,7 +54,7 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
     npy_bool *seen = L->seen != NULL ? L->seen + o * size : NULL;                        \
     npy_intp *pos = L->pos != NULL ? L->pos + o * size * inner : NULL;                   \
     npy_intp n, i;                                                                       \
-    (void)g0; (void)cnt; (void)seen; (void)pos; (void)i;                                 \
+    (void)g0; (void)cnt; (void)seen; (void)pos; (void)i; (void)sizeof(BT);               \
     if (inner == 1) {                                                                    \
         for (n = n0; n < n1; n++) {                                                      \
             const npy_intp g = IDF(n);                                                   \
@@ -78,15 +80,36 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
     }                                                                                    \
 }
 
+/* the unsigned type of each computing type's size */
+#define SO_BITS_npy_int64 npy_uint64
+#define SO_BITS_npy_uint64 npy_uint64
+#define SO_BITS_npy_float npy_uint32
+#define SO_BITS_npy_double npy_uint64
+
 #define ROW(STMT) for (i = 0; i < inner; i++) { STMT; }
 
 /* the ops, on a value xv and its cell r[0] (or x[i], r[i] of a row) */
 #define SUM1(T, UT) r[0] = (T)((UT)r[0] + (UT)xv)
 #define SUMI(T, UT) ROW(r[i] = (T)((UT)r[i] + (UT)x[i]))
-#define MAX1(ISNAN) if (!(r[0] > xv || ISNAN(r[0]))) r[0] = xv; seen[g] = 1
-#define MAXI(ISNAN) ROW(if (!(r[i] > x[i] || ISNAN(r[i]))) r[i] = x[i]) seen[g] = 1
-#define MIN1(ISNAN) if (!(r[0] < xv || ISNAN(r[0]))) r[0] = xv; seen[g] = 1
-#define MINI(ISNAN) ROW(if (!(r[i] < x[i] || ISNAN(r[i]))) r[i] = x[i]) seen[g] = 1
+/* keep the cell if it is greater (less) or a NaN, else take x: a select on
+ * the bits (BT: an unsigned type of T's size), made without a branch, whose
+ * outcome is random */
+#define KEEP(T, ISNAN, CMP, R, X)                                                        \
+    do {                                                                                 \
+        const T c_ = (R), x_ = (X);                                                      \
+        BT cb_, xb_, m_;                                                                 \
+        T out_;                                                                          \
+        memcpy(&cb_, &c_, sizeof(T));                                                    \
+        memcpy(&xb_, &x_, sizeof(T));                                                    \
+        m_ = (BT)0 - (BT)((c_ CMP x_) | ISNAN(c_));                                      \
+        cb_ = (cb_ & m_) | (xb_ & ~m_);                                                  \
+        memcpy(&out_, &cb_, sizeof(T));                                                  \
+        (R) = out_;                                                                      \
+    } while (0)
+#define MAX1(T, ISNAN) KEEP(T, ISNAN, >, r[0], xv); seen[g] = 1
+#define MAXI(T, ISNAN) ROW(KEEP(T, ISNAN, >, r[i], x[i])) seen[g] = 1
+#define MIN1(T, ISNAN) KEEP(T, ISNAN, <, r[0], xv); seen[g] = 1
+#define MINI(T, ISNAN) ROW(KEEP(T, ISNAN, <, r[i], x[i])) seen[g] = 1
 #define FIRST1 if (!seen[g]) { r[0] = xv; seen[g] = 1; }
 #define FIRSTI if (!seen[g]) { ROW(r[i] = x[i]) seen[g] = 1; }
 #define LAST1 r[0] = xv; seen[g] = 1
@@ -109,8 +132,8 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
 #define FAST_SET(NAME, T, UT, ISNAN, IDF)                                                \
 FAST(sum_##NAME, T, IDF, SUM1(T, UT), SUMI(T, UT))                                       \
 FAST(sumc_##NAME, T, IDF, SUM1(T, UT); cnt[g]++, SUMI(T, UT) cnt[g]++)                   \
-FAST(max_##NAME, T, IDF, MAX1(ISNAN), MAXI(ISNAN))                                       \
-FAST(min_##NAME, T, IDF, MIN1(ISNAN), MINI(ISNAN))                                       \
+FAST(max_##NAME, T, IDF, MAX1(T, ISNAN), MAXI(T, ISNAN))                                 \
+FAST(min_##NAME, T, IDF, MIN1(T, ISNAN), MINI(T, ISNAN))                                 \
 FAST(first_##NAME, T, IDF, FIRST1, FIRSTI)                                               \
 FAST(last_##NAME, T, IDF, LAST1, LASTI)                                                  \
 FAST(argmax_##NAME, T, IDF, ARG1(ISNAN, >), ARGI(ISNAN, >))                              \
@@ -148,11 +171,59 @@ segsum_##NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_
     *r = acc;                                                                            \
 }
 
+/* Segments [g0, g1)' sums of single values, four at a time: each segment's
+ * additions one chain in member order, the four chains interleaved so that
+ * one's latency hides another's (the bits of one segment after another) */
+#define SEG_SUMS(NAME, T, UT)                                                            \
+static void                                                                              \
+segsums_##NAME(const so_group_loop *L, npy_intp o, const npy_intp *ip, npy_intp g0,      \
+               npy_intp g1)                                                              \
+{                                                                                        \
+    const npy_intp s = L->sn / (npy_intp)sizeof(T);                                      \
+    const T *v = (const T *)(L->v + o * L->so);                                          \
+    T *r = (T *)L->res + o * L->size;                                                    \
+    npy_intp g = g0, j, k, m;                                                            \
+    for (; g + 4 <= g1; g += 4) {                                                        \
+        const T *x[4];                                                                   \
+        T acc[4];                                                                        \
+        npy_intp len[4];                                                                 \
+        for (j = 0; j < 4; j++) {                                                        \
+            x[j] = v + ip[g + j] * s;                                                    \
+            len[j] = ip[g + j + 1] - ip[g + j];                                          \
+            acc[j] = r[g + j];                                                           \
+        }                                                                                \
+        m = len[0];                                                                      \
+        for (j = 1; j < 4; j++) m = len[j] < m ? len[j] : m;                             \
+        {                                                                                \
+            T a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];                        \
+            const T *x0 = x[0], *x1 = x[1], *x2 = x[2], *x3 = x[3];                      \
+            for (k = 0; k < m; k++) {                                                    \
+                a0 = (T)((UT)a0 + (UT)x0[k * s]);                                        \
+                a1 = (T)((UT)a1 + (UT)x1[k * s]);                                        \
+                a2 = (T)((UT)a2 + (UT)x2[k * s]);                                        \
+                a3 = (T)((UT)a3 + (UT)x3[k * s]);                                        \
+            }                                                                            \
+            acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;                          \
+        }                                                                                \
+        for (j = 0; j < 4; j++) {                                                        \
+            T a = acc[j];                                                                \
+            for (k = m; k < len[j]; k++) a = (T)((UT)a + (UT)x[j][k * s]);               \
+            r[g + j] = a;                                                                \
+        }                                                                                \
+    }                                                                                    \
+    for (; g < g1; g++) {                                                                \
+        T a = r[g];                                                                      \
+        for (k = ip[g]; k < ip[g + 1]; k++) a = (T)((UT)a + (UT)v[k * s]);               \
+        r[g] = a;                                                                        \
+    }                                                                                    \
+}
+
 #define FAST_TYPE(NAME, T, UT, ISNAN)                                                    \
 FAST_SET(NAME##_i64, T, UT, ISNAN, ID_I64)                                               \
 FAST_SET(NAME##_i32, T, UT, ISNAN, ID_I32)                                               \
 FAST_SET(NAME##_seg, T, UT, ISNAN, ID_SEG)                                               \
-SEG_SUM(NAME, T, UT)
+SEG_SUM(NAME, T, UT)                                                                     \
+SEG_SUMS(NAME, T, UT)
 
 FAST_TYPE(i64, npy_int64, npy_uint64, NO_NAN)
 FAST_TYPE(u64, npy_uint64, npy_uint64, NO_NAN)
@@ -231,22 +302,26 @@ so_group_fast_start(const so_group_loop *L, char *res, npy_intp *pos, npy_intp n
     }
 }
 
-/* The first bad id of [n0, n1): the least and greatest id of each chunk
- * (two reductions the compiler vectorises), and a chunk out of range searched
- * for its first bad member. */
+/* The first bad id of [n0, n1): a chunk at a time, the OR of id and
+ * size - 1 - id over the chunk (either is negative exactly when the id is
+ * outside [0, size): one subtraction and two ORs an id, which the compiler
+ * vectorises with the baseline's instructions, as a 64-bit min / max is not),
+ * and a chunk with a bad id searched for its first. */
 #define BAD_ID(NAME, IT)                                                                 \
 static npy_intp                                                                          \
 NAME(const IT *ids, npy_intp n0, npy_intp n1, npy_intp size)                             \
 {                                                                                        \
+    const npy_uint64 top = (npy_uint64)size - 1;                                         \
     npy_intp c, e, n;                                                                    \
+    if (size == 0) return n1 > n0 ? n0 : -1;                                             \
     for (c = n0; c < n1; c = e) {                                                        \
-        IT lo = ids[c], hi = ids[c];                                                     \
+        npy_uint64 acc = 0;                                                              \
         e = c + 2048 < n1 ? c + 2048 : n1;                                               \
         for (n = c; n < e; n++) {                                                        \
-            lo = ids[n] < lo ? ids[n] : lo;                                              \
-            hi = ids[n] > hi ? ids[n] : hi;                                              \
+            const npy_uint64 id = (npy_uint64)(npy_int64)ids[n];                         \
+            acc |= id | (top - id);                                                      \
         }                                                                                \
-        if (lo >= 0 && (npy_intp)hi < size) continue;                                    \
+        if (!(acc >> 63)) continue;                                                      \
         for (n = c; n < e; n++) {                                                        \
             if ((npy_uintp)(npy_intp)ids[n] >= (npy_uintp)size) return n;                \
         }                                                                                \
@@ -261,4 +336,22 @@ so_group_bad_id(const so_group_loop *L, npy_intp n0, npy_intp n1)
 {
     if (L->gid32 != NULL) return bad_i32(L->gid32, n0, n1, L->size);
     return bad_i64(L->gid, n0, n1, L->size);
+}
+
+int
+so_group_segsums_takes(const so_group_loop *L)
+{
+    return so_group_fast_takes(L) && L->op == SO_G_SUM && !L->counted && L->inner == 1;
+}
+
+void
+so_group_segsums(const so_group_loop *L, npy_intp o, const npy_intp *ip, npy_intp g0,
+                 npy_intp g1)
+{
+    switch (L->type) {
+    case SO_GT_I64: segsums_i64(L, o, ip, g0, g1); break;
+    case SO_GT_U64: segsums_u64(L, o, ip, g0, g1); break;
+    case SO_GT_F32: segsums_f32(L, o, ip, g0, g1); break;
+    default: segsums_f64(L, o, ip, g0, g1); break;
+    }
 }
