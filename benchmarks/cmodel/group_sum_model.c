@@ -24,6 +24,8 @@
  *                 stride, ids as intp (the generic loop's shape)
  *   counted2      the loop, then a second loop counting the ids of each piece
  *                 of CHUNK (the mean's counts apart from its sums)
+ *   pairs         the loop with the sum and the count of a group side by side
+ *                 (one cache line a member), then the division into the cells
  *   seen1         the loop storing 1 into a byte per group as well (which
  *                 groups are empty, for a fill: no read-modify-write)
  *   seen8         the same into an int64 per group
@@ -154,9 +156,22 @@ count_ids(int64_t *restrict cnt, const int64_t *restrict g, int64_t n)
     for (int64_t i = 0; i < n; i++) cnt[g[i]]++;
 }
 
-enum { LOOP, LOOP32, SKIP, CHECKLOOP, FUSED, FUSED32, COUNTED, STRIDED, SEEN1, SEEN8, COUNTED2, NV };
+typedef struct { double s; int64_t c; } pair;
+
+__attribute__((noinline)) static void
+pairs(double *restrict r, pair *restrict p, const int64_t *restrict g, const double *restrict v,
+      int64_t n, int64_t size)
+{
+    for (int64_t i = 0; i < n; i++) {
+        p[g[i]].s += v[i];
+        p[g[i]].c++;
+    }
+    for (int64_t k = 0; k < size; k++) r[k] = p[k].c ? p[k].s / (double)p[k].c : r[k];
+}
+
+enum { LOOP, LOOP32, SKIP, CHECKLOOP, FUSED, FUSED32, COUNTED, STRIDED, SEEN1, SEEN8, COUNTED2, PAIRS, NV };
 static const char *names[NV] = {"loop", "loop32", "skip", "check+loop", "fused", "fused32",
-                                "counted", "strided", "seen1", "seen8", "counted2"};
+                                "counted", "strided", "seen1", "seen8", "counted2", "pairs"};
 
 int
 main(int argc, char **argv)
@@ -203,6 +218,10 @@ main(int argc, char **argv)
             case SEEN8:
                 cnt = calloc((size_t)size, sizeof *cnt);
                 seen8(r, cnt, g, v, n);
+                break;
+            case PAIRS:
+                cnt = calloc((size_t)size, sizeof(pair));
+                pairs(r, (pair *)cnt, g, v, n, size);
                 break;
             default:
                 cnt = calloc((size_t)size, sizeof *cnt);

@@ -302,8 +302,12 @@ first_pass(so_group_call *c, pass *p, npy_intp ncells, int nthreads, so_poll *po
         p->L.counted = 0;
     }
     else if (p->L.counted || !p->fast || c->func == SO_GF_VAR || c->func == SO_GF_STD) {
-        c->cnt = (npy_intp *)calloc((size_t)(c->ncnt > 0 ? c->ncnt : 1), sizeof(npy_intp));
+        /* pairs: the counts' memory holds the pairs first (so_group_unpair) */
+        const size_t per = so_group_pairs_take(&p->L) ? (size_t)so_group_pair_size(p->L.type)
+                                                       : sizeof(npy_intp);
+        c->cnt = (npy_intp *)calloc((size_t)(c->ncnt > 0 ? c->ncnt : 1), per);
         if (c->cnt == NULL) return -1;
+        if (per != sizeof(npy_intp)) p->L.pairs = (char *)c->cnt;
     }
     p->L.cnt = c->cnt;
     p->L.seen = c->seen;
@@ -311,6 +315,8 @@ first_pass(so_group_call *c, pass *p, npy_intp ncells, int nthreads, so_poll *po
     rc = run_pass(p, nthreads, poll, &c->bad);
     p->check = 0;
     p->segsums = 0;
+    if (p->L.pairs != NULL && rc == 0) so_group_unpair(&p->L, c->ncnt);
+    p->L.pairs = NULL;
     if (rc != 0 || !p->fast || (op != SO_G_ARGMAX && op != SO_G_ARGMIN)) return rc;
     /* the empty cells of a fast argmax: those still at position -1 */
     c->seen = (npy_bool *)malloc((size_t)(c->ncnt > 0 ? c->ncnt : 1));

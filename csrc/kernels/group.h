@@ -44,6 +44,8 @@ typedef struct {
     const char *mean;           /* DEV: the mean of each cell */
     npy_bool *seen;             /* so_group_fast's max, min, first, last: whether each
                                  * (outer, group) has a member (cnt is NULL then) */
+    char *pairs;                /* so_group_fast's counted float sum of single values: the
+                                 * sum and count of each (outer, group) side by side */
 } so_group_loop;
 
 /* the group of member n (gid or gid32) */
@@ -89,6 +91,15 @@ void so_group_fast(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1,
 int so_group_segsums_takes(const so_group_loop *L);
 void so_group_segsums(const so_group_loop *L, npy_intp o, const npy_intp *ip, npy_intp g0,
                       npy_intp g1);
+/* group_fast.c: whether the counted sum of L (a mean's) runs on pairs (a
+ * float sum of single values: the sum and the count of a group side by side,
+ * one cache line a member instead of two); the pairs' bytes per (outer,
+ * group); so_group_unpair writes ncnt pairs' sums into res and counts into
+ * cnt, which may be the pairs' own memory (each pair read before its count
+ * is written, at or below it) */
+int so_group_pairs_take(const so_group_loop *L);
+npy_intp so_group_pair_size(int type);
+void so_group_unpair(const so_group_loop *L, npy_intp ncnt);
 /* group_fast.c: the first member of [n0, n1) whose id is outside [0, size), or -1 */
 npy_intp so_group_bad_id(const so_group_loop *L, npy_intp n0, npy_intp n1);
 

@@ -218,6 +218,66 @@ segsums_##NAME(const so_group_loop *L, npy_intp o, const npy_intp *ip, npy_intp 
     }                                                                                    \
 }
 
+/* A counted float sum on pairs (so_group_pairs_take): the sum from 0 and the
+ * count of each group in one struct */
+struct pair_f32 { npy_float s; npy_intp c; };
+struct pair_f64 { npy_double s; npy_intp c; };
+
+#define PAIR_LOOP(NAME, T, PT, IDF)                                                      \
+static void                                                                              \
+pairs_##NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0)  \
+{                                                                                        \
+    const npy_intp size = L->size, s = L->sn / (npy_intp)sizeof(T);                      \
+    const T *v = (const T *)(L->v + o * L->so);                                          \
+    struct PT *pr = (struct PT *)L->pairs + o * size;                                    \
+    npy_intp n;                                                                          \
+    (void)g0;                                                                            \
+    for (n = n0; n < n1; n++) {                                                          \
+        const npy_intp g = IDF(n);                                                       \
+        if ((npy_uintp)g >= (npy_uintp)size) continue;                                   \
+        pr[g].s = pr[g].s + v[n * s];                                                    \
+        pr[g].c++;                                                                       \
+    }                                                                                    \
+}
+PAIR_LOOP(f32_i64, npy_float, pair_f32, ID_I64)
+PAIR_LOOP(f32_i32, npy_float, pair_f32, ID_I32)
+PAIR_LOOP(f32_seg, npy_float, pair_f32, ID_SEG)
+PAIR_LOOP(f64_i64, npy_double, pair_f64, ID_I64)
+PAIR_LOOP(f64_i32, npy_double, pair_f64, ID_I32)
+PAIR_LOOP(f64_seg, npy_double, pair_f64, ID_SEG)
+
+int
+so_group_pairs_take(const so_group_loop *L)
+{
+    return so_group_fast_takes(L) && L->op == SO_G_SUM && L->counted && L->inner == 1 &&
+           (L->type == SO_GT_F32 || L->type == SO_GT_F64);
+}
+
+npy_intp
+so_group_pair_size(int type)
+{
+    return type == SO_GT_F32 ? (npy_intp)sizeof(struct pair_f32) : (npy_intp)sizeof(struct pair_f64);
+}
+
+#define UNPAIR(NAME, T)                                                                  \
+    do {                                                                                 \
+        const struct NAME *pr = (const struct NAME *)L->pairs;                           \
+        for (k = 0; k < ncnt; k++) {                                                     \
+            const T s_ = pr[k].s;                                                        \
+            const npy_intp c_ = pr[k].c;                                                 \
+            ((T *)L->res)[k] = s_;                                                       \
+            L->cnt[k] = c_;                                                              \
+        }                                                                                \
+    } while (0)
+
+void
+so_group_unpair(const so_group_loop *L, npy_intp ncnt)
+{
+    npy_intp k;
+    if (L->type == SO_GT_F32) UNPAIR(pair_f32, npy_float);
+    else UNPAIR(pair_f64, npy_double);
+}
+
 #define FAST_TYPE(NAME, T, UT, ISNAN)                                                    \
 FAST_SET(NAME##_i64, T, UT, ISNAN, ID_I64)                                               \
 FAST_SET(NAME##_i32, T, UT, ISNAN, ID_I32)                                               \
@@ -270,6 +330,19 @@ so_group_fast(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_
     case 1: run_##NAME##_i32(L, o, n0, n1, g); break;                                    \
     default: run_##NAME##_seg(L, o, n0, n1, g); break;                                   \
     }
+    if (L->pairs != NULL) {
+        if (L->type == SO_GT_F32) {
+            if (ids == 0) pairs_f32_i64(L, o, n0, n1, g);
+            else if (ids == 1) pairs_f32_i32(L, o, n0, n1, g);
+            else pairs_f32_seg(L, o, n0, n1, g);
+        }
+        else {
+            if (ids == 0) pairs_f64_i64(L, o, n0, n1, g);
+            else if (ids == 1) pairs_f64_i32(L, o, n0, n1, g);
+            else pairs_f64_seg(L, o, n0, n1, g);
+        }
+        return;
+    }
     switch (L->type) {
     case SO_GT_I64: BY_IDS(i64) break;
     case SO_GT_U64: BY_IDS(u64) break;
@@ -307,6 +380,9 @@ so_group_fast_start(const so_group_loop *L, char *res, npy_intp *pos, npy_intp n
  * outside [0, size): one subtraction and two ORs an id, which the compiler
  * vectorises with the baseline's instructions, as a 64-bit min / max is not),
  * and a chunk with a bad id searched for its first. */
+/* the ids of a chunk checked at once: a few pages of ids, in L1 for the loop */
+#define ID_CHUNK 2048
+
 #define BAD_ID(NAME, IT)                                                                 \
 static npy_intp                                                                          \
 NAME(const IT *ids, npy_intp n0, npy_intp n1, npy_intp size)                             \
@@ -316,7 +392,7 @@ NAME(const IT *ids, npy_intp n0, npy_intp n1, npy_intp size)                    
     if (size == 0) return n1 > n0 ? n0 : -1;                                             \
     for (c = n0; c < n1; c = e) {                                                        \
         npy_uint64 acc = 0;                                                              \
-        e = c + 2048 < n1 ? c + 2048 : n1;                                               \
+        e = c + ID_CHUNK < n1 ? c + ID_CHUNK : n1;                                       \
         for (n = c; n < e; n++) {                                                        \
             const npy_uint64 id = (npy_uint64)(npy_int64)ids[n];                         \
             acc |= id | (top - id);                                                      \
