@@ -85,29 +85,21 @@ NAME(const IT *restrict ix, int64_t n, int64_t size)                            
 CHECK(checkg64, int64_t)
 CHECK(checkg32, int32_t)
 
-__attribute__((noinline)) static int
-fused(double *restrict r, const int64_t *restrict g, const double *restrict v, int64_t n,
-      int64_t size)
-{
-    for (int64_t c = 0; c < n; c += CHUNK) {
-        int64_t e = c + CHUNK < n ? c + CHUNK : n;
-        if (!checkg64(g + c, e - c, size)) return 0;
-        loop(r, g + c, v + c, e - c);
-    }
-    return 1;
+/* by chunks: the chunk's ids checked, then its loop */
+#define FUSED(NAME, IT, CHECKF, LOOPF)                                            \
+__attribute__((noinline)) static int                                              \
+NAME(double *restrict r, const IT *restrict g, const double *restrict v, int64_t n,\
+     int64_t size)                                                                \
+{                                                                                 \
+    for (int64_t c = 0; c < n; c += CHUNK) {                                      \
+        int64_t e = c + CHUNK < n ? c + CHUNK : n;                                \
+        if (!CHECKF(g + c, e - c, size)) return 0;                                \
+        LOOPF(r, g + c, v + c, e - c);                                            \
+    }                                                                             \
+    return 1;                                                                     \
 }
-
-__attribute__((noinline)) static int
-fused32(double *restrict r, const int32_t *restrict g, const double *restrict v, int64_t n,
-        int64_t size)
-{
-    for (int64_t c = 0; c < n; c += CHUNK) {
-        int64_t e = c + CHUNK < n ? c + CHUNK : n;
-        if (!checkg32(g + c, e - c, size)) return 0;
-        loop32(r, g + c, v + c, e - c);
-    }
-    return 1;
-}
+FUSED(fused, int64_t, checkg64, loop)
+FUSED(fused32, int32_t, checkg32, loop32)
 
 __attribute__((noinline)) static void
 counted(double *restrict r, int64_t *restrict cnt, const int64_t *restrict g,
@@ -130,25 +122,19 @@ strided(double *restrict r, const int64_t *restrict g, const char *restrict v, i
     }
 }
 
-__attribute__((noinline)) static void
-seen1(double *restrict r, char *restrict seen, const int64_t *restrict g,
-      const double *restrict v, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++) {
-        r[g[i]] += v[i];
-        seen[g[i]] = 1;
-    }
+/* the loop storing 1 into a flag of type FT per group as well */
+#define SEEN(NAME, FT)                                                            \
+__attribute__((noinline)) static void                                             \
+NAME(double *restrict r, FT *restrict seen, const int64_t *restrict g,            \
+     const double *restrict v, int64_t n)                                         \
+{                                                                                 \
+    for (int64_t i = 0; i < n; i++) {                                             \
+        r[g[i]] += v[i];                                                          \
+        seen[g[i]] = 1;                                                           \
+    }                                                                             \
 }
-
-__attribute__((noinline)) static void
-seen8(double *restrict r, int64_t *restrict seen, const int64_t *restrict g,
-      const double *restrict v, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++) {
-        r[g[i]] += v[i];
-        seen[g[i]] = 1;
-    }
-}
+SEEN(seen1, char)
+SEEN(seen8, int64_t)
 
 __attribute__((noinline)) static void
 count_ids(int64_t *restrict cnt, const int64_t *restrict g, int64_t n)
