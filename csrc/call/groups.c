@@ -11,6 +11,11 @@
  *   turns over in place; then log(s) by NumPy's log loop, and m + log(s);
  *   softmax: as logsumexp, the terms written into the result, which the last
  *   pass divides by s (log: less log(s)).
+ * The common cases run kernels/group_fast.c's loops (so_group_fast_takes),
+ * the rest kernels/group.c's; this file's pass_members is the one place that
+ * picks a member loop.  Under mode="raise" the first pass checks each piece's
+ * ids just before it takes the piece's members (the check's reads stay in
+ * cache for the loop), and a bad id stops the call.
  * Segments are walked segment by segment, and split over threads by segment:
  * each cell is still summed in member order by one thread, so the bits do not
  * depend on the thread count.  Groups are split over threads by members only
@@ -48,12 +53,16 @@ struct pass {
     char *terms;                /* a piece's exp terms */
     char *sums;                 /* softmax: the sums s */
     int log;
+    int fast;                   /* pass_members: so_group_fast runs L */
+    int segsums;                /* segments: so_group_segsums runs them, a batch at a time */
+    int check;                  /* each piece's ids checked first */
 };
 
 static void
 pass_members(const pass *p, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g)
 {
-    so_group_members(&p->L, o, n0, n1, g);
+    if (p->fast) so_group_fast(&p->L, o, n0, n1, g);
+    else so_group_members(&p->L, o, n0, n1, g);
 }
 
 /* NumPy's loop on n contiguous items of buf, in place */
@@ -99,12 +108,13 @@ pass_scale(const pass *p, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g)
 }
 
 /* A share of a pass for one thread: segments [g0, g1) of every outer row, or
- * (groups) members [n0, n1). */
+ * (groups) members [n0, n1); bad: the first bad id's member, or -1. */
 typedef struct {
     const pass *p;
     so_poll *poll;
     npy_intp g0, g1, n0, n1;
     int stopped;
+    npy_intp bad;
 } share;
 
 static void *
@@ -118,13 +128,29 @@ run_share(void *arg)
     for (o = 0; o < L->outer; o++) {
         if (ip == NULL) {
             for (n0 = s->n0; n0 < s->n1; n0 += piece) {
+                const npy_intp n1 = n0 + piece < s->n1 ? n0 + piece : s->n1;
                 if (so_stopped(s->poll)) goto stop;
-                p->fn(p, o, n0, n0 + piece < s->n1 ? n0 + piece : s->n1, -1);
+                if (p->check && o == 0 && (s->bad = so_group_bad_id(L, n0, n1)) >= 0) return NULL;
+                p->fn(p, o, n0, n1, -1);
             }
             continue;
         }
         for (g = s->g0; g < s->g1; g++) {
-            const npy_intp a = ip[g], b = ip[g + 1];
+            npy_intp a, b, ge = g, m = 0;
+            /* segsums: a batch of whole segments of at most a piece of members
+             * (a longer segment alone, in pieces, below) */
+            while (p->segsums && ge < s->g1 && m + (ip[ge + 1] - ip[ge]) <= piece) {
+                m += ip[ge + 1] - ip[ge];
+                ge++;
+            }
+            if (ge > g) {
+                if (so_stopped(s->poll)) goto stop;
+                so_group_segsums(L, o, ip, g, ge);
+                g = ge - 1;
+                continue;
+            }
+            a = ip[g];
+            b = ip[g + 1];
             for (n0 = a; n0 < b; n0 += piece) {
                 const npy_intp n1 = n0 + piece < b ? n0 + piece : b;
                 done += n1 - n0;
@@ -142,12 +168,28 @@ stop:
     return NULL;
 }
 
+/* The end of a pass's shares: 1 if the poll stopped one, 2 if one met a bad
+ * id (*bad: the first), else 0. */
+static int
+shares_end(const share *shares, int n, npy_intp *bad)
+{
+    int t, rc = 0;
+    for (t = 0; t < n; t++) {
+        if (shares[t].bad >= 0 && (rc != 2 || shares[t].bad < *bad)) {
+            *bad = shares[t].bad;
+            rc = 2;
+        }
+    }
+    for (t = 0; t < n && rc == 0; t++) rc = shares[t].stopped;
+    return rc;
+}
+
 /* Groups on n threads, each into its own partial result (thread 0 into the
  * call's), members split into n ranges, the partials joined in member order:
- * for the ops whose partials join exactly (kernels/group_combine.c).  1 if the
- * poll stopped it, -1 out of memory. */
+ * for the ops whose partials join exactly (kernels/group_combine.c).  As
+ * shares_end, or -1 out of memory. */
 static int
-run_partials(const pass *p, share *shares, int n, so_poll *poll)
+run_partials(const pass *p, share *shares, int n, so_poll *poll, npy_intp *bad)
 {
     const so_group_loop *L = &p->L;
     const npy_intp ncells = L->outer * L->size * L->inner, isz = so_group_itemsize(L->type);
@@ -160,27 +202,33 @@ run_partials(const pass *p, share *shares, int n, so_poll *poll)
         shares[t].p = &passes[t];
         shares[t].poll = poll;
         shares[t].stopped = 0;
+        shares[t].bad = -1;
         shares[t].n0 = L->n / n * t;
         shares[t].n1 = t == n - 1 ? L->n : L->n / n * (t + 1);
         if (t == 0) continue;
         passes[t].L.res = (char *)calloc((size_t)(ncells > 0 ? ncells : 1), boolean ? 1 : (size_t)isz);
-        passes[t].L.cnt = (npy_intp *)calloc((size_t)(ncnt > 0 ? ncnt : 1), sizeof(npy_intp));
+        passes[t].L.cnt = L->cnt == NULL ? NULL
+                          : (npy_intp *)calloc((size_t)(ncnt > 0 ? ncnt : 1), sizeof(npy_intp));
+        passes[t].L.seen = L->seen == NULL ? NULL : (npy_bool *)calloc((size_t)(ncnt > 0 ? ncnt : 1), 1);
         passes[t].L.pos = L->pos == NULL ? NULL
                           : (npy_intp *)calloc((size_t)(ncells > 0 ? ncells : 1), sizeof(npy_intp));
-        failed = passes[t].L.res == NULL || passes[t].L.cnt == NULL ||
+        failed = passes[t].L.res == NULL || (L->cnt != NULL && passes[t].L.cnt == NULL) ||
+                 (L->seen != NULL && passes[t].L.seen == NULL) ||
                  (L->pos != NULL && passes[t].L.pos == NULL);
         if (failed) break;
         if (L->op == SO_G_ALL) memset(passes[t].L.res, 1, (size_t)ncells);
         if (L->op == SO_G_PROD) so_group_ones(L->type, passes[t].L.res, ncells);
+        if (p->fast) so_group_fast_start(&passes[t].L, passes[t].L.res, passes[t].L.pos, ncells);
     }
     if (!failed) {
         so_run_tasks_polled(run_share, shares, sizeof(share), n, poll);
-        for (t = 0; t < n; t++) stopped |= shares[t].stopped;
+        stopped = shares_end(shares, n, bad);
         for (t = 1; t < n && !stopped; t++) so_group_combine(&passes[0].L, &passes[t].L, ncells, ncnt);
     }
     for (t = 1; passes != NULL && t < n; t++) {
         free(passes[t].L.res);
         free(passes[t].L.cnt);
+        free(passes[t].L.seen);
         free(passes[t].L.pos);
     }
     free(passes);
@@ -190,14 +238,14 @@ run_partials(const pass *p, share *shares, int n, so_poll *poll)
 /* Run pass p over every member: segments split into up to nthreads shares of
  * about equal members; groups on several threads where the op's partials join
  * exactly and the members outnumber the cells (run_partials), else on one.
- * 1 if the poll stopped it, -1 out of memory. */
+ * As shares_end, or -1 out of memory. */
 static int
-run_pass(const pass *p, int nthreads, so_poll *poll)
+run_pass(const pass *p, int nthreads, so_poll *poll, npy_intp *bad)
 {
     const npy_intp *ip = p->c->indptr, size = p->L.size;
     const npy_intp work = p->L.outer * p->L.n * p->L.inner;
     const npy_intp ncells = p->L.outer * size * p->L.inner;
-    share one = {p, poll, 0, size, 0, p->L.n, 0}, *shares;
+    share one = {p, poll, 0, size, 0, p->L.n, 0, -1}, *shares;
     int n = nthreads, t, stopped = 0;
     npy_intp members, g = 0;
     const int partials = ip == NULL && p->fn == pass_members &&
@@ -206,7 +254,7 @@ run_pass(const pass *p, int nthreads, so_poll *poll)
     if (ip != NULL && n > size) n = (int)size;
     shares = (share *)so_task_array(&one, sizeof(share), &n);
     if (n > 1 && ip == NULL) {
-        stopped = run_partials(p, shares, n, poll);
+        stopped = run_partials(p, shares, n, poll, bad);
         so_task_array_free(shares, &one);
         return stopped;
     }
@@ -221,7 +269,7 @@ run_pass(const pass *p, int nthreads, so_poll *poll)
         }
     }
     so_run_tasks_polled(run_share, shares, sizeof(share), n, poll);
-    for (t = 0; t < n; t++) stopped |= shares[t].stopped;
+    stopped = shares_end(shares, n, bad);
     so_task_array_free(shares, &one);
     return stopped;
 }
@@ -231,6 +279,50 @@ static void
 zero_counts(so_group_call *c)
 {
     memset(c->cnt, 0, (size_t)c->ncnt * sizeof(npy_intp));
+}
+
+/* The first pass of a call, p's op chosen: which member loop runs it, what
+ * the cells keep (counts, seen flags or positions) and start at, and the ids'
+ * check.  As run_pass. */
+static int
+first_pass(so_group_call *c, pass *p, npy_intp ncells, int nthreads, so_poll *poll)
+{
+    const int op = p->L.op;
+    npy_intp k;
+    int rc;
+    p->fast = so_group_fast_takes(&p->L);
+    p->segsums = c->indptr != NULL && so_group_segsums_takes(&p->L);
+    p->check = c->check_ids;
+    if (p->fast && (op == SO_G_MAX || op == SO_G_MIN || op == SO_G_FIRST || op == SO_G_LAST)) {
+        c->seen = (npy_bool *)calloc((size_t)(c->ncnt > 0 ? c->ncnt : 1), 1);
+        if (c->seen == NULL) return -1;
+        p->L.counted = 0;
+    }
+    else if (p->fast && (op == SO_G_ARGMAX || op == SO_G_ARGMIN)) {
+        p->L.counted = 0;
+    }
+    else if (p->L.counted || !p->fast || c->func == SO_GF_VAR || c->func == SO_GF_STD) {
+        /* pairs: the counts' memory holds the pairs first (so_group_unpair) */
+        const size_t per = so_group_pairs_take(&p->L) ? (size_t)so_group_pair_size(p->L.type)
+                                                       : sizeof(npy_intp);
+        c->cnt = (npy_intp *)calloc((size_t)(c->ncnt > 0 ? c->ncnt : 1), per);
+        if (c->cnt == NULL) return -1;
+        if (per != sizeof(npy_intp)) p->L.pairs = (char *)c->cnt;
+    }
+    p->L.cnt = c->cnt;
+    p->L.seen = c->seen;
+    if (p->fast) so_group_fast_start(&p->L, p->L.res, p->L.pos, ncells);
+    rc = run_pass(p, nthreads, poll, &c->bad);
+    p->check = 0;
+    p->segsums = 0;
+    if (p->L.pairs != NULL && rc == 0) so_group_unpair(&p->L, c->ncnt);
+    p->L.pairs = NULL;
+    if (rc != 0 || !p->fast || (op != SO_G_ARGMAX && op != SO_G_ARGMIN)) return rc;
+    /* the empty cells of a fast argmax: those still at position -1 */
+    c->seen = (npy_bool *)malloc((size_t)(c->ncnt > 0 ? c->ncnt : 1));
+    if (c->seen == NULL) return -1;
+    for (k = 0; k < c->ncnt; k++) c->seen[k] = p->L.pos[k * p->L.inner] >= 0;
+    return 0;
 }
 
 int
@@ -246,7 +338,7 @@ so_group_run(so_group_call *c, int nthreads, so_poll *poll)
     p.L = *L0;
     p.c = c;
     c->ncnt = L0->outer * L0->size * (L0->skipnan ? L0->inner : 1);
-    c->cnt = (npy_intp *)calloc((size_t)(c->ncnt > 0 ? c->ncnt : 1), sizeof(npy_intp));
+    c->bad = -1;
     switch (c->func) {
     case SO_GF_ARGMAX: case SO_GF_ARGMIN: case SO_GF_VAR: case SO_GF_STD:
     case SO_GF_LOGSUMEXP:
@@ -259,8 +351,7 @@ so_group_run(so_group_call *c, int nthreads, so_poll *poll)
         break;
     }
     c->scratch = (char *)calloc((size_t)(nscratch > 0 ? nscratch : 1), (size_t)isz);
-    if (c->cnt == NULL || c->scratch == NULL) return -1;
-    p.L.cnt = c->cnt;
+    if (c->scratch == NULL) return -1;
     p.L.counted = !c->fill_is_start;
     switch (c->func) {
     case SO_GF_SUM: case SO_GF_MEAN:
@@ -294,7 +385,7 @@ so_group_run(so_group_call *c, int nthreads, so_poll *poll)
         p.L.op = SO_G_MAX;
         break;
     }
-    if ((k = run_pass(&p, nthreads, poll)) != 0) return (int)k;
+    if ((k = first_pass(c, &p, ncells, nthreads, poll)) != 0) return (int)k;
     switch (c->func) {
     case SO_GF_MEAN:
         so_group_divide(L0->type, p.L.res, c->cnt, ncells, per);
@@ -305,11 +396,12 @@ so_group_run(so_group_call *c, int nthreads, so_poll *poll)
     case SO_GF_VAR: case SO_GF_STD:
         so_group_divide(L0->type, c->scratch, c->cnt, ncells, per);
         zero_counts(c);
+        p.fast = 0;
         p.L.res = L0->res;
         p.L.mean = c->scratch;
         p.L.op = SO_G_DEV;
         memset(p.L.res, 0, (size_t)(ncells * isz));
-        if ((k = run_pass(&p, nthreads, poll)) != 0) return (int)k;
+        if ((k = run_pass(&p, nthreads, poll, &c->bad)) != 0) return (int)k;
         so_group_var(L0->type, p.L.res, c->cnt, ncells, per, c->ddof, c->func == SO_GF_STD);
         break;
     case SO_GF_LOGSUMEXP:
@@ -319,7 +411,7 @@ so_group_run(so_group_call *c, int nthreads, so_poll *poll)
         if (p.terms == NULL) return -1;
         memset(p.sums, 0, (size_t)(ncells * isz));
         p.fn = pass_lse_terms;
-        k = run_pass(&p, nthreads, poll);
+        k = run_pass(&p, nthreads, poll, &c->bad);
         free(p.terms);
         if (k) return 1;
         run_ufunc(&c->log, p.sums, ncells, isz);
@@ -332,10 +424,10 @@ so_group_run(so_group_call *c, int nthreads, so_poll *poll)
         p.log = c->func == SO_GF_LOG_SOFTMAX;
         p.L.res = L0->res;
         p.fn = pass_softmax_terms;
-        if (run_pass(&p, nthreads, poll)) return 1;
+        if (run_pass(&p, nthreads, poll, &c->bad)) return 1;
         if (p.log) run_ufunc(&c->log, p.sums, ncells, isz);
         p.fn = pass_scale;
-        if (run_pass(&p, nthreads, poll)) return 1;
+        if (run_pass(&p, nthreads, poll, &c->bad)) return 1;
         break;
     default:
         break;
@@ -350,7 +442,9 @@ so_group_fill_empty(const so_group_call *c, char *result, npy_intp isz, const ch
     const npy_intp ncells = L->outer * L->size * L->inner, per = L->skipnan ? 1 : L->inner;
     npy_intp k;
     for (k = 0; !c->fill_is_start && k < ncells; k++) {
-        if (c->cnt[k / per] == 0) memcpy(result + k * isz, fill, (size_t)isz);
+        if (c->seen != NULL ? !c->seen[k / per] : c->cnt[k / per] == 0) {
+            memcpy(result + k * isz, fill, (size_t)isz);
+        }
     }
 }
 
@@ -358,7 +452,9 @@ void
 so_group_free(so_group_call *c)
 {
     free(c->cnt);
+    free(c->seen);
     free(c->scratch);
     c->cnt = NULL;
+    c->seen = NULL;
     c->scratch = NULL;
 }

@@ -39,15 +39,22 @@ typedef struct {
                                  * (sum, prod, any with their default fill): no counts */
     const npy_intp *indptr;     /* segments: size + 1 offsets (gid is NULL), else NULL */
     npy_intp ddof;
+    int check_ids;              /* an id outside [0, size) stops the call (mode="raise") */
     so_group_ufunc_loop exp, log;
+    npy_intp bad;               /* so_group_run's 2: the first member of a bad id */
     /* owned by the call (so_group_free) */
+    npy_bool *seen;             /* whether each cnt entry has a member, where the loops
+                                 * keep that instead of counts (then it decides the fill) */
     npy_intp *cnt;
     char *scratch;              /* maxima, means or the best values of the cells */
     npy_intp ncnt;
 } so_group_call;
 
 /* groups.c: run the call on up to nthreads threads (poll may stop it): 0 done,
- * 1 stopped by the poll, -1 out of memory. */
+ * 1 stopped by the poll, 2 stopped by a bad id (check_ids: the first one's
+ * member in bad), -1 out of memory.  The ids are checked a piece at a time,
+ * each piece before its members are taken, so only the result cells (never
+ * out, which the binding writes afterwards) hold anything of a stopped call. */
 int so_group_run(so_group_call *c, int nthreads, so_poll *poll);
 /* groups.c: each cell of the (outer, size, inner) C-ordered result of item
  * size isz with no member (or no non-NaN member) set to fill's bytes (nothing

@@ -17,7 +17,7 @@
  * member's value, first whether it is the cell's first (present) member. */
 #define MEMBERS(T, ISNAN, STEP)                                                          \
     for (n = n0; n < n1; n++) {                                                          \
-        const npy_intp g = g0 >= 0 ? g0 : L->gid[n];                                     \
+        const npy_intp g = g0 >= 0 ? g0 : so_group_id(L, n);                             \
         const char *x;                                                                   \
         npy_intp cell, *c;                                                               \
         T *r;                                                                            \

@@ -32,6 +32,7 @@ typedef struct {
     npy_intp outer, n, inner;
     npy_intp so, sn, si;
     const npy_intp *gid;        /* the group of each member; outside [0, size): none */
+    const npy_int32 *gid32;     /* the same as int32 (then gid is NULL), or NULL */
     npy_intp size;              /* groups */
     int type;                   /* SO_GT_* */
     int op;                     /* SO_G_* */
@@ -41,11 +42,66 @@ typedef struct {
     npy_intp *cnt;              /* members so far: per cell when skipnan, else per (outer, group) */
     int counted;                /* whether the loops count (0: an empty cell keeps its start) */
     const char *mean;           /* DEV: the mean of each cell */
+    npy_bool *seen;             /* so_group_fast's max, min, first, last: whether each
+                                 * (outer, group) has a member (cnt is NULL then) */
+    char *pairs;                /* so_group_fast's counted float sum of single values: the
+                                 * sum and count of each (outer, group) side by side */
 } so_group_loop;
+
+/* the group of member n (gid or gid32) */
+static inline npy_intp
+so_group_id(const so_group_loop *L, npy_intp n)
+{
+    return L->gid32 != NULL ? (npy_intp)L->gid32[n] : L->gid[n];
+}
+
+/* Whether cell k (count index kc) of L has a member: by its count, its seen
+ * flag, or (so_group_fast's argmax, argmin) its position; 1 when L keeps none
+ * of them (a sum or product from its start). */
+static inline int
+so_group_nonempty(const so_group_loop *L, npy_intp k, npy_intp kc)
+{
+    if (L->cnt != NULL && L->counted) return L->cnt[kc] > 0;
+    if (L->seen != NULL) return L->seen[kc];
+    if (L->pos != NULL) return L->pos[k] >= 0;
+    return 1;
+}
 
 /* group.c: members [n0, n1) of outer row o, each of group g (g >= 0: a
  * segment) or of gid[member] (g < 0). */
 void so_group_members(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g);
+
+/* group_fast.c: the loops of the common cases, one per (op, computing type,
+ * ids: int64, int32 or a segment): no nan-variant, values read as contiguous
+ * members (inner == 1) or contiguous rows (inner > 1), the ops SUM, MAX, MIN,
+ * FIRST, LAST, ARGMAX, ARGMIN and COUNT on int64, uint64, float32 and float64.
+ * Each gives the bits of so_group_members, but keeps only what its cells
+ * need: SUM counts only when counted (a mean); MAX, MIN, FIRST and LAST mark
+ * `seen` (cnt NULL), their cells started by so_group_fast_start; ARGMAX and
+ * ARGMIN keep no count, a position of -1 meaning no member yet.
+ * so_group_fast_takes: whether L is such a case. */
+int so_group_fast_takes(const so_group_loop *L);
+/* group_fast.c: the start of ncells cells (and their positions) of a fast L */
+void so_group_fast_start(const so_group_loop *L, char *res, npy_intp *pos, npy_intp ncells);
+/* group_fast.c: as so_group_members, for an L so_group_fast_takes */
+void so_group_fast(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g);
+/* group_fast.c: the sums of segments [g0, g1) of outer row o (offsets ip),
+ * several segments at a time, for an L so_group_segsums_takes (a sum of
+ * single values that keeps no count) */
+int so_group_segsums_takes(const so_group_loop *L);
+void so_group_segsums(const so_group_loop *L, npy_intp o, const npy_intp *ip, npy_intp g0,
+                      npy_intp g1);
+/* group_fast.c: whether the counted sum of L (a mean's) runs on pairs (a
+ * float sum of single values: the sum and the count of a group side by side,
+ * one cache line a member instead of two); the pairs' bytes per (outer,
+ * group); so_group_unpair writes ncnt pairs' sums into res and counts into
+ * cnt, which may be the pairs' own memory (each pair read before its count
+ * is written, at or below it) */
+int so_group_pairs_take(const so_group_loop *L);
+npy_intp so_group_pair_size(int type);
+void so_group_unpair(const so_group_loop *L, npy_intp ncnt);
+/* group_fast.c: the first member of [n0, n1) whose id is outside [0, size), or -1 */
+npy_intp so_group_bad_id(const so_group_loop *L, npy_intp n0, npy_intp n1);
 
 /* group_combine.c: whether op on type has partial results that join exactly
  * (so that threads may split a call's members); so_group_combine joins b, the

@@ -63,7 +63,7 @@ so_group_combine(const so_group_loop *a, const so_group_loop *b, npy_intp ncells
     npy_intp k;
     for (k = 0; k < ncells; k++) {
         /* uncounted (sum, prod): the partials start at the identity and always join */
-        const npy_intp c0 = a->counted ? a->cnt[k / per] : 1, c1 = a->counted ? b->cnt[k / per] : 1;
+        const int c0 = so_group_nonempty(a, k, k / per), c1 = so_group_nonempty(b, k, k / per);
         if (a->op == SO_G_ANY || a->op == SO_G_ALL) {
             ba[k] = (npy_bool)(a->op == SO_G_ANY ? ba[k] | bb[k] : ba[k] & bb[k]);
             continue;
@@ -85,5 +85,6 @@ so_group_combine(const so_group_loop *a, const so_group_loop *b, npy_intp ncells
         default: combine_ld(a->op, (npy_longdouble *)a->res, a->pos, (const npy_longdouble *)b->res, b->pos, k); break;
         }
     }
-    for (k = 0; a->counted && k < ncnt; k++) a->cnt[k] += b->cnt[k];
+    for (k = 0; a->counted && a->cnt != NULL && k < ncnt; k++) a->cnt[k] += b->cnt[k];
+    for (k = 0; a->seen != NULL && k < ncnt; k++) a->seen[k] |= b->seen[k];
 }

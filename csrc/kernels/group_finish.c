@@ -74,7 +74,7 @@ diffs_##NAME(const so_group_loop *L, const T *m, T *out, npy_intp o, npy_intp n0
 {                                                                                        \
     npy_intp n, i, k = 0;                                                                \
     for (n = n0; n < n1; n++) {                                                          \
-        const npy_intp g = L->gid[n];                                                    \
+        const npy_intp g = so_group_id(L, n);                                            \
         const char *x = L->v + o * L->so + n * L->sn;                                    \
         const T *mc = m + (o * L->size + g) * L->inner;                                  \
         if ((npy_uintp)g >= (npy_uintp)L->size) continue;                                \
@@ -88,7 +88,7 @@ add_terms_##NAME(const so_group_loop *L, T *s, const T *e, npy_intp o, npy_intp 
 {                                                                                        \
     npy_intp n, i;                                                                       \
     for (n = n0; n < n1; n++) {                                                          \
-        const npy_intp g = L->gid[n];                                                    \
+        const npy_intp g = so_group_id(L, n);                                            \
         T *sc = s + (o * L->size + g) * L->inner;                                        \
         if ((npy_uintp)g >= (npy_uintp)L->size) continue;                                \
         for (i = 0; i < L->inner; i++) sc[i] = sc[i] + *e++;                             \
@@ -100,7 +100,7 @@ scale_##NAME(const so_group_loop *L, T *res, const T *s, int log, npy_intp o,   
 {                                                                                        \
     npy_intp n, i;                                                                       \
     for (n = n0; n < n1; n++) {                                                          \
-        const npy_intp g = L->gid[n];                                                    \
+        const npy_intp g = so_group_id(L, n);                                            \
         const T *sc = s + (o * L->size + g) * L->inner;                                  \
         T *x = res + (o * L->n + n) * L->inner;                                          \
         if ((npy_uintp)g >= (npy_uintp)L->size) continue;                                \

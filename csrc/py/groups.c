@@ -263,7 +263,6 @@ group_run(so_group_args *a, PyObject *out, int nthreads)
     if (!softmax) dims[a->axis] = a->size;
     if (so_group_check_out(a, out, nd, dims, t.rd) < 0) goto done;
     if (!softmax && (fill = so_group_fill(a, t.rd)) == NULL) goto done;
-    if (so_group_check_ids(a) < 0) goto done;
     if ((v = values_3d(a, &t, &outer, &inner, st)) == NULL) goto done;
     if ((r = (PyArrayObject *)PyArray_SimpleNew(nd, dims, t.rt)) == NULL) goto done;
     if (a->gid == NULL && (softmax || a->func == SO_GF_LOGSUMEXP) &&
@@ -282,7 +281,8 @@ group_run(so_group_args *a, PyObject *out, int nthreads)
     c.L.so = st[0];
     c.L.sn = st[1];
     c.L.si = st[2];
-    c.L.gid = a->gid != NULL ? (const npy_intp *)PyArray_DATA(a->gid) : NULL;
+    if (a->gid != NULL && PyArray_TYPE(a->gid) == NPY_INT32) c.L.gid32 = (const npy_int32 *)PyArray_DATA(a->gid);
+    else if (a->gid != NULL) c.L.gid = (const npy_intp *)PyArray_DATA(a->gid);
     c.L.size = a->size;
     c.L.type = t.ct;
     c.L.skipnan = a->skipnan && t.ct >= SO_GT_F32;
@@ -294,6 +294,8 @@ group_run(so_group_args *a, PyObject *out, int nthreads)
                       (func == SO_GF_SUM || func == SO_GF_PROD || func == SO_GF_ANY);
     c.indptr = a->gid == NULL ? (const npy_intp *)PyArray_DATA(a->indptr) : NULL;
     c.ddof = a->ddof;
+    /* mode="raise" and the softmax forms; not the ids made of indptr */
+    c.check_ids = !a->drop && a->indptr == NULL;
     if (so_group_unlocks(c.L.n * outer * inner, so_size(r))) {
         so_unlocked u;
         so_poll *poll = so_unlock(&u);
@@ -305,6 +307,10 @@ group_run(so_group_args *a, PyObject *out, int nthreads)
     }
     if (rc < 0) {
         PyErr_NoMemory();
+        goto done;
+    }
+    if (rc == 2) {
+        so_group_bad_id_error(a, c.bad);
         goto done;
     }
     if (!PyArray_EquivTypes(PyArray_DESCR(r), t.rd)) {

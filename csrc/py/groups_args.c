@@ -96,7 +96,8 @@ parse_count(so_group_args *a, const char *arg, PyObject *o, npy_intp *v, int may
 }
 
 /* The ids or offsets argument: a 1-D integer array, as C-contiguous intp
- * (copy: a fresh copy, so that nobody rewrites it during the call). */
+ * (copy: a fresh copy, so that nobody rewrites it during the call); the
+ * group ids (copy 0) of native int32 stay int32 (the loops read both). */
 static PyArrayObject *
 parse_ids(so_group_args *a, const char *arg, PyObject *o, int copy)
 {
@@ -114,6 +115,12 @@ parse_ids(so_group_args *a, const char *arg, PyObject *o, int copy)
         Py_DECREF(i);
         return NULL;
     }
+    if (!copy && d->type_num == NPY_INT32 && PyArray_ISNBO(d->byteorder)) {
+        c = (PyArrayObject *)PyArray_FromAny((PyObject *)i, PyArray_DescrFromType(NPY_INT32), 1, 1,
+                                             NPY_ARRAY_CARRAY, NULL);
+        Py_DECREF(i);
+        return c;
+    }
     p = (d->kind == 'i' || d->kind == 'u') ? so_as_intp(a->name, i) : (Py_INCREF(i), i);
     Py_DECREF(i);
     if (p == NULL) return NULL;
@@ -128,7 +135,6 @@ static int
 parse_groups(so_group_args *a, PyObject *groups, PyObject *size, int drop)
 {
     const npy_intp n = PyArray_DIM(a->values, a->axis);
-    const npy_intp *g;
     npy_intp k, m, len;
     (void)drop;
     a->gid = parse_ids(a, "groups", groups, 0);
@@ -138,14 +144,17 @@ parse_groups(so_group_args *a, PyObject *groups, PyObject *size, int drop)
         return so_fail("group_ids_length", a->name, "{snsnsi}", "got", (Py_ssize_t)len, "want",
                        (Py_ssize_t)n, "axis", a->axis);
     }
-    g = (const npy_intp *)PyArray_DATA(a->gid);
     if (size != Py_None) {
         if (parse_count(a, "size", size, &a->size, 0) < 0) return -1;
     }
+    else if (PyArray_TYPE(a->gid) == NPY_INT32) {
+        const npy_int32 *g = (const npy_int32 *)PyArray_DATA(a->gid);
+        for (k = 0, m = -1; k < len; k++) m = g[k] > m ? g[k] : m;
+        a->size = m + 1;
+    }
     else {
-        for (k = 0, m = -1; k < len; k++) {
-            if (g[k] > m) m = g[k];
-        }
+        const npy_intp *g = (const npy_intp *)PyArray_DATA(a->gid);
+        for (k = 0, m = -1; k < len; k++) m = g[k] > m ? g[k] : m;
         a->size = m + 1;
     }
     a->drop = drop;
@@ -153,20 +162,12 @@ parse_groups(so_group_args *a, PyObject *groups, PyObject *size, int drop)
 }
 
 int
-so_group_check_ids(const so_group_args *a)
+so_group_bad_id_error(const so_group_args *a, npy_intp k)
 {
-    const npy_intp *g;
-    npy_intp k, len;
-    if (a->drop || a->indptr != NULL) return 0;
-    g = (const npy_intp *)PyArray_DATA(a->gid);
-    len = PyArray_DIM(a->gid, 0);
-    for (k = 0; k < len; k++) {
-        if ((npy_uintp)g[k] >= (npy_uintp)a->size) {
-            return so_fail("group_id_range", a->name, "{snsnsn}", "pos", (Py_ssize_t)k, "value",
-                           (Py_ssize_t)g[k], "size", (Py_ssize_t)a->size);
-        }
-    }
-    return 0;
+    const npy_intp v = PyArray_TYPE(a->gid) == NPY_INT32 ? ((const npy_int32 *)PyArray_DATA(a->gid))[k]
+                                                           : ((const npy_intp *)PyArray_DATA(a->gid))[k];
+    return so_fail("group_id_range", a->name, "{snsnsn}", "pos", (Py_ssize_t)k, "value",
+                   (Py_ssize_t)v, "size", (Py_ssize_t)a->size);
 }
 
 static int

@@ -21,7 +21,7 @@ typedef struct {
     PyObject *owned_name;
     PyArrayObject *values;      /* owned */
     int axis;
-    PyArrayObject *gid;         /* owned: C-contiguous intp ids, or NULL (segments) */
+    PyArrayObject *gid;         /* owned: C-contiguous intp or int32 ids, or NULL (segments) */
     PyArrayObject *indptr;      /* owned: C-contiguous intp offsets (a copy), or NULL */
     npy_intp size;
     npy_intp ddof;
@@ -37,9 +37,10 @@ int so_group_args_parse(so_group_args *a, int kind, PyObject *values, PyObject *
                         PyObject *func, PyObject *size, PyObject *axis, PyObject *ddof,
                         PyObject *dtype, PyObject *mode, PyObject *out, int log);
 void so_group_args_clear(so_group_args *a);
-/* groups_args.c: under mode="raise", the IndexError of the first id outside
-[0, size) (-1), else 0 -- the last check, as the reference makes it */
-int so_group_check_ids(const so_group_args *a);
+/* groups_args.c: the IndexError of the first id outside [0, size), member k
+ * (the call layer finds it: call/groups.h), -1 -- the last check, as the
+ * reference makes it */
+int so_group_bad_id_error(const so_group_args *a, npy_intp k);
 /* groups_args.c: out (a->out) checked against the result's shape and dtype */
 int so_group_check_out(so_group_args *a, PyObject *out, int nd, const npy_intp *dims,
                        PyArray_Descr *rd);

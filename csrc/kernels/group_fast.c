@@ -1,0 +1,433 @@
+/*
+ * kernels/group_fast.c: the member loops of the common group reductions
+ * (group.h, so_group_fast): one loop per op, computing type and kind of ids
+ * (int64, int32, or one segment's group), values read as typed contiguous
+ * members or rows, and only the bookkeeping the op needs.  Each loop gives
+ * the bits of so_group_members' loop for the same op: the cells take their
+ * members in member order, one IEEE operation each.
+ *
+ * Max and min start each cell at the least (greatest) value of the type, so
+ * that its first member always replaces it, exactly as the first member is
+ * taken as it is: x > -inf, x < +inf and a NaN compare false, so the rule "x
+ * unless the cell is greater or a NaN" takes every first x.  Argmax and argmin
+ * start each position at -1 (no member yet).
+ */
+#include "kernels/group_types.h"
+
+#include <math.h>
+#include <string.h>
+
+int
+so_group_fast_takes(const so_group_loop *L)
+{
+    const npy_intp isz = so_group_itemsize(L->type);
+    int op_ok, type_ok, layout_ok;
+    if (L->skipnan) return 0;
+    op_ok = L->op == SO_G_SUM || L->op == SO_G_MAX || L->op == SO_G_MIN || L->op == SO_G_FIRST ||
+            L->op == SO_G_LAST || L->op == SO_G_ARGMAX || L->op == SO_G_ARGMIN ||
+            L->op == SO_G_COUNT;
+    type_ok = L->type == SO_GT_I64 || L->type == SO_GT_U64 || L->type == SO_GT_F32 ||
+              L->type == SO_GT_F64;
+    layout_ok = L->sn % isz == 0 && L->so % isz == 0 && (L->inner == 1 || L->si == isz);
+    return op_ok && type_ok && layout_ok;
+}
+
+/* the member's group: IDV the id of member n of a loop over ids, or g0 */
+#define ID_I64(n) (L->gid[n])
+#define ID_I32(n) ((npy_intp)L->gid32[n])
+#define ID_SEG(n) ((void)(n), g0)
+
+/* One loop: for each member n of [n0, n1) with its cell row r (T *) of group
+ * g (index kc = o * size + g of its count or seen flag), x (const T *) its
+ * value row; STEP1 the op on one value (inner == 1: xv, r[0]), STEPI on
+ * element i of a row. */
+#define FAST(NAME, T, IDF, STEP1, STEPI)                                                 \
+static void                                                                              \
+NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0)          \
+{                                                                                        \
+    typedef SO_BITS_##T BT;                                                              \
+    const npy_intp size = L->size, inner = L->inner;                                     \
+    const npy_intp s = L->sn / (npy_intp)sizeof(T);                                      \
+    const T *v = (const T *)(L->v + o * L->so);                                          \
+    T *res = (T *)L->res + o * size * inner;                                             \
+    npy_intp *cnt = L->cnt != NULL ? L->cnt + o * size : NULL;                           \
+    npy_bool *seen = L->seen != NULL ? L->seen + o * size : NULL;                        \
+    npy_intp *pos = L->pos != NULL ? L->pos + o * size * inner : NULL;                   \
+    npy_intp n, i;                                                                       \
+    (void)g0; (void)cnt; (void)seen; (void)pos; (void)i; (void)sizeof(BT);               \
+    if (inner == 1) {                                                                    \
+        for (n = n0; n < n1; n++) {                                                      \
+            const npy_intp g = IDF(n);                                                   \
+            if ((npy_uintp)g >= (npy_uintp)size) continue;                               \
+            {                                                                            \
+                const T xv = v[n * s];                                                   \
+                T *r = res + g;                                                          \
+                (void)xv; (void)r;                                                       \
+                STEP1;                                                                   \
+            }                                                                            \
+        }                                                                                \
+        return;                                                                          \
+    }                                                                                    \
+    for (n = n0; n < n1; n++) {                                                          \
+        const npy_intp g = IDF(n);                                                       \
+        if ((npy_uintp)g >= (npy_uintp)size) continue;                                   \
+        {                                                                                \
+            const T *restrict x = v + n * s;                                             \
+            T *restrict r = res + g * inner;                                             \
+            (void)x; (void)r;                                                            \
+            STEPI;                                                                       \
+        }                                                                                \
+    }                                                                                    \
+}
+
+/* the unsigned type of each computing type's size */
+#define SO_BITS_npy_int64 npy_uint64
+#define SO_BITS_npy_uint64 npy_uint64
+#define SO_BITS_npy_float npy_uint32
+#define SO_BITS_npy_double npy_uint64
+
+#define ROW(STMT) for (i = 0; i < inner; i++) { STMT; }
+
+/* the ops, on a value xv and its cell r[0] (or x[i], r[i] of a row) */
+#define SUM1(T, UT) r[0] = (T)((UT)r[0] + (UT)xv)
+#define SUMI(T, UT) ROW(r[i] = (T)((UT)r[i] + (UT)x[i]))
+/* keep the cell if it is greater (less) or a NaN, else take x: a select on
+ * the bits (BT: an unsigned type of T's size), made without a branch, whose
+ * outcome is random */
+#define KEEP(T, ISNAN, CMP, R, X)                                                        \
+    do {                                                                                 \
+        const T c_ = (R), x_ = (X);                                                      \
+        BT cb_, xb_, m_;                                                                 \
+        T out_;                                                                          \
+        memcpy(&cb_, &c_, sizeof(T));                                                    \
+        memcpy(&xb_, &x_, sizeof(T));                                                    \
+        m_ = (BT)0 - (BT)((c_ CMP x_) | ISNAN(c_));                                      \
+        cb_ = (cb_ & m_) | (xb_ & ~m_);                                                  \
+        memcpy(&out_, &cb_, sizeof(T));                                                  \
+        (R) = out_;                                                                      \
+    } while (0)
+#define MAX1(T, ISNAN) KEEP(T, ISNAN, >, r[0], xv); seen[g] = 1
+#define MAXI(T, ISNAN) ROW(KEEP(T, ISNAN, >, r[i], x[i])) seen[g] = 1
+#define MIN1(T, ISNAN) KEEP(T, ISNAN, <, r[0], xv); seen[g] = 1
+#define MINI(T, ISNAN) ROW(KEEP(T, ISNAN, <, r[i], x[i])) seen[g] = 1
+#define FIRST1 if (!seen[g]) { r[0] = xv; seen[g] = 1; }
+#define FIRSTI if (!seen[g]) { ROW(r[i] = x[i]) seen[g] = 1; }
+#define LAST1 r[0] = xv; seen[g] = 1
+#define LASTI ROW(r[i] = x[i]) seen[g] = 1
+#define ARG1(ISNAN, BETTER)                                                              \
+    if (pos[g] < 0 || (!ISNAN(r[0]) && (ISNAN(xv) || xv BETTER r[0]))) {                 \
+        r[0] = xv;                                                                       \
+        pos[g] = n;                                                                      \
+    }
+#define ARGI(ISNAN, BETTER)                                                              \
+    ROW(if (pos[g * inner + i] < 0 ||                                                    \
+            (!ISNAN(r[i]) && (ISNAN(x[i]) || x[i] BETTER r[i]))) {                       \
+        r[i] = x[i];                                                                     \
+        pos[g * inner + i] = n;                                                          \
+    })
+#define COUNT1 cnt[g]++
+
+/* the loops of one (type, kind of ids): SUM without and with counts, MAX,
+ * MIN, FIRST, LAST, ARGMAX, ARGMIN, COUNT */
+#define FAST_SET(NAME, T, UT, ISNAN, IDF)                                                \
+FAST(sum_##NAME, T, IDF, SUM1(T, UT), SUMI(T, UT))                                       \
+FAST(sumc_##NAME, T, IDF, SUM1(T, UT); cnt[g]++, SUMI(T, UT) cnt[g]++)                   \
+FAST(max_##NAME, T, IDF, MAX1(T, ISNAN), MAXI(T, ISNAN))                                 \
+FAST(min_##NAME, T, IDF, MIN1(T, ISNAN), MINI(T, ISNAN))                                 \
+FAST(first_##NAME, T, IDF, FIRST1, FIRSTI)                                               \
+FAST(last_##NAME, T, IDF, LAST1, LASTI)                                                  \
+FAST(argmax_##NAME, T, IDF, ARG1(ISNAN, >), ARGI(ISNAN, >))                              \
+FAST(argmin_##NAME, T, IDF, ARG1(ISNAN, <), ARGI(ISNAN, <))                              \
+static void                                                                              \
+run_##NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0)    \
+{                                                                                        \
+    switch (L->op) {                                                                     \
+    case SO_G_SUM:                                                                       \
+        if (L->counted) sumc_##NAME(L, o, n0, n1, g0);                                   \
+        else sum_##NAME(L, o, n0, n1, g0);                                               \
+        break;                                                                           \
+    case SO_G_MAX: max_##NAME(L, o, n0, n1, g0); break;                                  \
+    case SO_G_MIN: min_##NAME(L, o, n0, n1, g0); break;                                  \
+    case SO_G_FIRST: first_##NAME(L, o, n0, n1, g0); break;                              \
+    case SO_G_LAST: last_##NAME(L, o, n0, n1, g0); break;                                \
+    case SO_G_ARGMAX: argmax_##NAME(L, o, n0, n1, g0); break;                            \
+    default: argmin_##NAME(L, o, n0, n1, g0); break;                                     \
+    }                                                                                    \
+}
+
+/* A segment's sum of single values: the cell in a register, the same
+ * additions in the same order */
+#define SEG_SUM(NAME, T, UT)                                                             \
+static void                                                                              \
+segsum_##NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g)  \
+{                                                                                        \
+    const npy_intp s = L->sn / (npy_intp)sizeof(T);                                      \
+    const T *v = (const T *)(L->v + o * L->so);                                          \
+    T *r = (T *)L->res + o * L->size + g;                                                \
+    T acc = *r;                                                                          \
+    npy_intp n;                                                                          \
+    if (s == 1) for (n = n0; n < n1; n++) acc = (T)((UT)acc + (UT)v[n]);                 \
+    else for (n = n0; n < n1; n++) acc = (T)((UT)acc + (UT)v[n * s]);                    \
+    *r = acc;                                                                            \
+}
+
+/* Segments [g0, g1)' sums of single values, four at a time: each segment's
+ * additions one chain in member order, the four chains interleaved so that
+ * one's latency hides another's (the bits of one segment after another) */
+#define SEG_SUMS(NAME, T, UT)                                                            \
+static void                                                                              \
+segsums_##NAME(const so_group_loop *L, npy_intp o, const npy_intp *ip, npy_intp g0,      \
+               npy_intp g1)                                                              \
+{                                                                                        \
+    const npy_intp s = L->sn / (npy_intp)sizeof(T);                                      \
+    const T *v = (const T *)(L->v + o * L->so);                                          \
+    T *r = (T *)L->res + o * L->size;                                                    \
+    npy_intp g = g0, j, k, m;                                                            \
+    for (; g + 4 <= g1; g += 4) {                                                        \
+        const T *x[4];                                                                   \
+        T acc[4];                                                                        \
+        npy_intp len[4];                                                                 \
+        for (j = 0; j < 4; j++) {                                                        \
+            x[j] = v + ip[g + j] * s;                                                    \
+            len[j] = ip[g + j + 1] - ip[g + j];                                          \
+            acc[j] = r[g + j];                                                           \
+        }                                                                                \
+        m = len[0];                                                                      \
+        for (j = 1; j < 4; j++) m = len[j] < m ? len[j] : m;                             \
+        {                                                                                \
+            T a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];                        \
+            const T *x0 = x[0], *x1 = x[1], *x2 = x[2], *x3 = x[3];                      \
+            for (k = 0; k < m; k++) {                                                    \
+                a0 = (T)((UT)a0 + (UT)x0[k * s]);                                        \
+                a1 = (T)((UT)a1 + (UT)x1[k * s]);                                        \
+                a2 = (T)((UT)a2 + (UT)x2[k * s]);                                        \
+                a3 = (T)((UT)a3 + (UT)x3[k * s]);                                        \
+            }                                                                            \
+            acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;                          \
+        }                                                                                \
+        for (j = 0; j < 4; j++) {                                                        \
+            T a = acc[j];                                                                \
+            for (k = m; k < len[j]; k++) a = (T)((UT)a + (UT)x[j][k * s]);               \
+            r[g + j] = a;                                                                \
+        }                                                                                \
+    }                                                                                    \
+    for (; g < g1; g++) {                                                                \
+        T a = r[g];                                                                      \
+        for (k = ip[g]; k < ip[g + 1]; k++) a = (T)((UT)a + (UT)v[k * s]);               \
+        r[g] = a;                                                                        \
+    }                                                                                    \
+}
+
+/* A counted float sum on pairs (so_group_pairs_take): the sum from 0 and the
+ * count of each group in one struct */
+struct pair_f32 { npy_float s; npy_intp c; };
+struct pair_f64 { npy_double s; npy_intp c; };
+
+#define PAIR_LOOP(NAME, T, PT, IDF)                                                      \
+static void                                                                              \
+pairs_##NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0)  \
+{                                                                                        \
+    const npy_intp size = L->size, s = L->sn / (npy_intp)sizeof(T);                      \
+    const T *v = (const T *)(L->v + o * L->so);                                          \
+    struct PT *pr = (struct PT *)L->pairs + o * size;                                    \
+    npy_intp n;                                                                          \
+    (void)g0;                                                                            \
+    for (n = n0; n < n1; n++) {                                                          \
+        const npy_intp g = IDF(n);                                                       \
+        if ((npy_uintp)g >= (npy_uintp)size) continue;                                   \
+        pr[g].s = pr[g].s + v[n * s];                                                    \
+        pr[g].c++;                                                                       \
+    }                                                                                    \
+}
+PAIR_LOOP(f32_i64, npy_float, pair_f32, ID_I64)
+PAIR_LOOP(f32_i32, npy_float, pair_f32, ID_I32)
+PAIR_LOOP(f32_seg, npy_float, pair_f32, ID_SEG)
+PAIR_LOOP(f64_i64, npy_double, pair_f64, ID_I64)
+PAIR_LOOP(f64_i32, npy_double, pair_f64, ID_I32)
+PAIR_LOOP(f64_seg, npy_double, pair_f64, ID_SEG)
+
+int
+so_group_pairs_take(const so_group_loop *L)
+{
+    return so_group_fast_takes(L) && L->op == SO_G_SUM && L->counted && L->inner == 1 &&
+           (L->type == SO_GT_F32 || L->type == SO_GT_F64);
+}
+
+npy_intp
+so_group_pair_size(int type)
+{
+    return type == SO_GT_F32 ? (npy_intp)sizeof(struct pair_f32) : (npy_intp)sizeof(struct pair_f64);
+}
+
+#define UNPAIR(NAME, T)                                                                  \
+    do {                                                                                 \
+        const struct NAME *pr = (const struct NAME *)L->pairs;                           \
+        for (k = 0; k < ncnt; k++) {                                                     \
+            const T s_ = pr[k].s;                                                        \
+            const npy_intp c_ = pr[k].c;                                                 \
+            ((T *)L->res)[k] = s_;                                                       \
+            L->cnt[k] = c_;                                                              \
+        }                                                                                \
+    } while (0)
+
+void
+so_group_unpair(const so_group_loop *L, npy_intp ncnt)
+{
+    npy_intp k;
+    if (L->type == SO_GT_F32) UNPAIR(pair_f32, npy_float);
+    else UNPAIR(pair_f64, npy_double);
+}
+
+#define FAST_TYPE(NAME, T, UT, ISNAN)                                                    \
+FAST_SET(NAME##_i64, T, UT, ISNAN, ID_I64)                                               \
+FAST_SET(NAME##_i32, T, UT, ISNAN, ID_I32)                                               \
+FAST_SET(NAME##_seg, T, UT, ISNAN, ID_SEG)                                               \
+SEG_SUM(NAME, T, UT)                                                                     \
+SEG_SUMS(NAME, T, UT)
+
+FAST_TYPE(i64, npy_int64, npy_uint64, NO_NAN)
+FAST_TYPE(u64, npy_uint64, npy_uint64, NO_NAN)
+FAST_TYPE(f32, npy_float, npy_float, IS_NAN)
+FAST_TYPE(f64, npy_double, npy_double, IS_NAN)
+
+/* COUNT reads no values: one loop per kind of ids */
+#define COUNT_LOOP(NAME, IDF)                                                            \
+static void                                                                              \
+NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0)          \
+{                                                                                        \
+    const npy_intp size = L->size;                                                       \
+    npy_intp *cnt = L->cnt + o * size;                                                   \
+    npy_intp n;                                                                          \
+    (void)g0;                                                                            \
+    for (n = n0; n < n1; n++) {                                                          \
+        const npy_intp g = IDF(n);                                                       \
+        if ((npy_uintp)g < (npy_uintp)size) cnt[g]++;                                    \
+    }                                                                                    \
+}
+COUNT_LOOP(count_i64, ID_I64)
+COUNT_LOOP(count_i32, ID_I32)
+
+void
+so_group_fast(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g)
+{
+    /* ids: 0 int64, 1 int32, 2 one segment */
+    const int ids = g >= 0 ? 2 : L->gid32 != NULL ? 1 : 0;
+    if (L->op == SO_G_COUNT) {
+        if (ids == 2) {
+            if (n1 > n0) L->cnt[o * L->size + g] += n1 - n0;
+        }
+        else if (ids == 1) count_i32(L, o, n0, n1, g);
+        else count_i64(L, o, n0, n1, g);
+        return;
+    }
+#define BY_IDS(NAME)                                                                     \
+    if (ids == 2 && L->op == SO_G_SUM && !L->counted && L->inner == 1) {                 \
+        segsum_##NAME(L, o, n0, n1, g);                                                  \
+        break;                                                                           \
+    }                                                                                    \
+    switch (ids) {                                                                       \
+    case 0: run_##NAME##_i64(L, o, n0, n1, g); break;                                    \
+    case 1: run_##NAME##_i32(L, o, n0, n1, g); break;                                    \
+    default: run_##NAME##_seg(L, o, n0, n1, g); break;                                   \
+    }
+    if (L->pairs != NULL) {
+        if (L->type == SO_GT_F32) {
+            if (ids == 0) pairs_f32_i64(L, o, n0, n1, g);
+            else if (ids == 1) pairs_f32_i32(L, o, n0, n1, g);
+            else pairs_f32_seg(L, o, n0, n1, g);
+        }
+        else {
+            if (ids == 0) pairs_f64_i64(L, o, n0, n1, g);
+            else if (ids == 1) pairs_f64_i32(L, o, n0, n1, g);
+            else pairs_f64_seg(L, o, n0, n1, g);
+        }
+        return;
+    }
+    switch (L->type) {
+    case SO_GT_I64: BY_IDS(i64) break;
+    case SO_GT_U64: BY_IDS(u64) break;
+    case SO_GT_F32: BY_IDS(f32) break;
+    default: BY_IDS(f64) break;
+    }
+#undef BY_IDS
+}
+
+#define START(T, LO, HI)                                                                 \
+    do {                                                                                 \
+        T *r_ = (T *)res, v_ = L->op == SO_G_MAX ? (LO) : (HI);                          \
+        for (k = 0; k < ncells; k++) r_[k] = v_;                                         \
+    } while (0)
+
+void
+so_group_fast_start(const so_group_loop *L, char *res, npy_intp *pos, npy_intp ncells)
+{
+    npy_intp k;
+    if (L->op == SO_G_ARGMAX || L->op == SO_G_ARGMIN) {
+        for (k = 0; k < ncells; k++) pos[k] = -1;
+        return;
+    }
+    if (L->op != SO_G_MAX && L->op != SO_G_MIN) return;
+    switch (L->type) {
+    case SO_GT_I64: START(npy_int64, NPY_MIN_INT64, NPY_MAX_INT64); break;
+    case SO_GT_U64: START(npy_uint64, 0, NPY_MAX_UINT64); break;
+    case SO_GT_F32: START(npy_float, -(npy_float)INFINITY, (npy_float)INFINITY); break;
+    default: START(npy_double, -(npy_double)INFINITY, (npy_double)INFINITY); break;
+    }
+}
+
+/* The first bad id of [n0, n1): a chunk at a time, the OR of id and
+ * size - 1 - id over the chunk (either is negative exactly when the id is
+ * outside [0, size): one subtraction and two ORs an id, which the compiler
+ * vectorises with the baseline's instructions, as a 64-bit min / max is not),
+ * and a chunk with a bad id searched for its first. */
+/* the ids of a chunk checked at once: a few pages of ids, in L1 for the loop */
+#define ID_CHUNK 2048
+
+#define BAD_ID(NAME, IT)                                                                 \
+static npy_intp                                                                          \
+NAME(const IT *ids, npy_intp n0, npy_intp n1, npy_intp size)                             \
+{                                                                                        \
+    const npy_uint64 top = (npy_uint64)size - 1;                                         \
+    npy_intp c, e, n;                                                                    \
+    if (size == 0) return n1 > n0 ? n0 : -1;                                             \
+    for (c = n0; c < n1; c = e) {                                                        \
+        npy_uint64 acc = 0;                                                              \
+        e = c + ID_CHUNK < n1 ? c + ID_CHUNK : n1;                                       \
+        for (n = c; n < e; n++) {                                                        \
+            const npy_uint64 id = (npy_uint64)(npy_int64)ids[n];                         \
+            acc |= id | (top - id);                                                      \
+        }                                                                                \
+        if (!(acc >> 63)) continue;                                                      \
+        for (n = c; n < e; n++) {                                                        \
+            if ((npy_uintp)(npy_intp)ids[n] >= (npy_uintp)size) return n;                \
+        }                                                                                \
+    }                                                                                    \
+    return -1;                                                                           \
+}
+BAD_ID(bad_i64, npy_intp)
+BAD_ID(bad_i32, npy_int32)
+
+npy_intp
+so_group_bad_id(const so_group_loop *L, npy_intp n0, npy_intp n1)
+{
+    if (L->gid32 != NULL) return bad_i32(L->gid32, n0, n1, L->size);
+    return bad_i64(L->gid, n0, n1, L->size);
+}
+
+int
+so_group_segsums_takes(const so_group_loop *L)
+{
+    return so_group_fast_takes(L) && L->op == SO_G_SUM && !L->counted && L->inner == 1;
+}
+
+void
+so_group_segsums(const so_group_loop *L, npy_intp o, const npy_intp *ip, npy_intp g0,
+                 npy_intp g1)
+{
+    switch (L->type) {
+    case SO_GT_I64: segsums_i64(L, o, ip, g0, g1); break;
+    case SO_GT_U64: segsums_u64(L, o, ip, g0, g1); break;
+    case SO_GT_F32: segsums_f32(L, o, ip, g0, g1); break;
+    default: segsums_f64(L, o, ip, g0, g1); break;
+    }
+}
