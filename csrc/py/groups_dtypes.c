@@ -337,6 +337,28 @@ cast_run(const so_group_args *a, PyArray_Descr *rd, PyArrayObject **cells)
 }
 
 /* segments as group ids: the segment of each slice, -1 outside them */
+/* The ids as C-contiguous intp (the binding keeps int32 ids as they are),
+ * each inside [0, size) under mode="raise", else the IndexError of the first
+ * that is not. */
+static PyArrayObject *
+checked_intp_ids(const so_group_args *a)
+{
+    PyArrayObject *gid = (PyArrayObject *)PyArray_FROM_OTF((PyObject *)a->gid, NPY_INTP,
+                                                            NPY_ARRAY_IN_ARRAY);
+    const npy_intp *g;
+    npy_intp k;
+    if (gid == NULL || a->drop) return gid;
+    g = (const npy_intp *)PyArray_DATA(gid);
+    for (k = 0; k < PyArray_DIM(gid, 0); k++) {
+        if ((npy_uintp)g[k] >= (npy_uintp)a->size) {
+            Py_DECREF(gid);
+            so_group_bad_id_error(a, k);
+            return NULL;
+        }
+    }
+    return gid;
+}
+
 static PyArrayObject *
 segment_gid(const so_group_args *a)
 {
@@ -369,10 +391,9 @@ so_group_dtypes_run(so_group_args *a, PyObject *out, int nthreads)
         if (d > a->axis) inner *= dims[d];
     }
     if (so_group_check_out(a, out, nd, dims, rd) < 0 || (fill = fill_of(a, rd)) == NULL ||
-            so_group_check_ids(a) < 0) {
+            (gid = a->gid != NULL ? checked_intp_ids(a) : segment_gid(a)) == NULL) {
         goto done;
     }
-    gid = a->gid != NULL ? (Py_INCREF(a->gid), a->gid) : segment_gid(a);
     scan = (npy_intp *)malloc((size_t)(3 * a->size + 1) * sizeof(npy_intp));
     if (gid == NULL || scan == NULL) {
         if (scan == NULL) PyErr_NoMemory();
