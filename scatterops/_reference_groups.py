@@ -113,7 +113,7 @@ def native(dtype: np.dtype) -> np.dtype:
 
 def computing_dtype(dtype: np.dtype) -> np.dtype:
     """float64 for bool, integer and float16 values, the values' own inexact dtype otherwise."""
-    if dtype.kind in "biu" or dtype == np.float16:
+    if dtype.kind in "biu" or dtype.type is np.float16:
         return np.dtype(np.float64)
     return native(dtype)
 
@@ -139,7 +139,7 @@ def result_dtype(func: str, values: np.dtype, dtype: Optional[np.dtype]) -> np.d
     if base in ("sum", "prod"):
         return sum_dtype(values)
     if base in ("mean", "var", "std", "logsumexp", "softmax", "log_softmax"):
-        return native(values) if values == np.float16 else computing_dtype(values)
+        return native(values) if values.type is np.float16 else computing_dtype(values)
     return native(values)
 
 

@@ -222,3 +222,30 @@ def test_other_dtypes_refuse_arithmetic_with_a_type_error(dtype):
     values = np.zeros(3, dtype)
     with pytest.raises(TypeError, match="var"):
         scatterops.group_reduce(values, [0, 1, 0], "var")
+
+
+@pytest.mark.parametrize("nthreads", [1, 2])
+@pytest.mark.parametrize("func", ["max", "min", "nanmax", "nanmin"])
+def test_float16_max_keeps_the_earlier_of_a_signed_zero_tie(func, nthreads):
+    # np.maximum / np.minimum on float16 keep the earlier of +0.0 and -0.0 (float32 and
+    # float64 keep the later); large enough that two threads each take a share
+    values = np.zeros(200_000, np.float16)
+    values[1::2] = -0.0
+    values[::3] = np.nan if func.startswith("nan") else 0.0
+    groups = np.repeat(np.arange(4), 50_000)
+    with scatterops.threads(nthreads):
+        got = scatterops.group_reduce(values, groups, func)
+    want = reference.group_reduce(values, groups, func)
+    assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("func", ["mean", "var", "logsumexp"])
+def test_byteswapped_float16_computes_in_float64_in_both(func):
+    # '>f2' is not == np.float16 as a dtype: both sides must still take it for float16
+    values = np.array([0.0, 1.0, 3.0], ">f2")
+    want = reference.group_reduce(values.astype("<f2"), [0, 0, 0], func)
+    assert reference.group_reduce(values, [0, 0, 0], func).tobytes() == want.tobytes()
+    assert scatterops.group_reduce(values, [0, 0, 0], func).tobytes() == want.tobytes()
+    soft = reference.group_softmax(values.astype("<f2"), [0, 0, 0])
+    assert reference.group_softmax(values, [0, 0, 0]).tobytes() == soft.tobytes()
+    assert scatterops.group_softmax(values, [0, 0, 0]).tobytes() == soft.tobytes()

@@ -362,8 +362,8 @@ so_group_run(so_group_call *c, int nthreads, so_poll *poll)
         so_group_ones(L0->type, p.L.res, ncells);
         p.L.op = c->half ? SO_G_PROD_HALF : SO_G_PROD;
         break;
-    case SO_GF_MAX: p.L.op = SO_G_MAX; break;
-    case SO_GF_MIN: p.L.op = SO_G_MIN; break;
+    case SO_GF_MAX: p.L.op = c->half ? SO_G_MAX_HALF : SO_G_MAX; break;
+    case SO_GF_MIN: p.L.op = c->half ? SO_G_MIN_HALF : SO_G_MIN; break;
     case SO_GF_FIRST: p.L.op = SO_G_FIRST; break;
     case SO_GF_LAST: p.L.op = SO_G_LAST; break;
     case SO_GF_ANY: case SO_GF_ALL:

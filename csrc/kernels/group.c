@@ -78,6 +78,10 @@ members_##NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy
         MEMBERS(T, ISNAN, if (first || !(GT(r[i], xv) || ISNAN(r[i]))) r[i] = xv); break; \
     case SO_G_MIN:                                                                       \
         MEMBERS(T, ISNAN, if (first || !(LT(r[i], xv) || ISNAN(r[i]))) r[i] = xv); break; \
+    case SO_G_MAX_HALF:                                                                  \
+        MEMBERS(T, ISNAN, if (first || !(r[i] >= xv || ISNAN(r[i]))) r[i] = xv); break;  \
+    case SO_G_MIN_HALF:                                                                  \
+        MEMBERS(T, ISNAN, if (first || !(r[i] <= xv || ISNAN(r[i]))) r[i] = xv); break;  \
     case SO_G_FIRST: MEMBERS(T, ISNAN, if (first) r[i] = xv); break;                     \
     case SO_G_LAST: MEMBERS(T, ISNAN, r[i] = xv); break;                                 \
     case SO_G_ARGMAX:                                                                    \

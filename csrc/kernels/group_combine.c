@@ -20,6 +20,8 @@ combine_##NAME(int op, T *a, npy_intp *pa, const T *b, const npy_intp *pb, npy_i
     case SO_G_PROD: a[k] = (T)((UT)a[k] * (UT)b[k]); break;                              \
     case SO_G_MAX: if (!(GTF(a[k], b[k]) || ISNAN(a[k]))) a[k] = b[k]; break;            \
     case SO_G_MIN: if (!(LTF(a[k], b[k]) || ISNAN(a[k]))) a[k] = b[k]; break;            \
+    case SO_G_MAX_HALF: if (!(a[k] >= b[k] || ISNAN(a[k]))) a[k] = b[k]; break;          \
+    case SO_G_MIN_HALF: if (!(a[k] <= b[k] || ISNAN(a[k]))) a[k] = b[k]; break;          \
     case SO_G_LAST: a[k] = b[k]; break;                                                  \
     case SO_G_ARGMAX:                                                                    \
         if (!ISNAN(a[k]) && (ISNAN(b[k]) || b[k] > a[k])) {                              \
@@ -45,7 +47,7 @@ so_group_combines(int op, int type)
     switch (op) {
     case SO_G_SUM: case SO_G_PROD:
         return type == SO_GT_I64 || type == SO_GT_U64;
-    case SO_G_MAX: case SO_G_MIN: case SO_G_FIRST: case SO_G_LAST: case SO_G_ARGMAX:
+    case SO_G_MAX: case SO_G_MIN: case SO_G_MAX_HALF: case SO_G_MIN_HALF: case SO_G_FIRST: case SO_G_LAST: case SO_G_ARGMAX:
     case SO_G_ARGMIN: case SO_G_ANY: case SO_G_ALL: case SO_G_COUNT:
         return 1;
     default:

@@ -151,6 +151,7 @@ choose_types(so_group_args *a, so_group_types *t)
         break;
     default:
         t->ct = wide_type(vd);
+        t->half = (f == SO_GF_MAX || f == SO_GF_MIN) && vd->type_num == NPY_HALF;
         if (dt != NULL) {
             Py_INCREF(dt);
             t->rd = dt;
