@@ -174,8 +174,9 @@ MESSAGES: Dict[str, Tuple[type, _Text]] = {
     "group_ids_length": (ValueError, lambda f: f"groups has {f['got']} ids, expected one per slice "
                                                f"of values along axis {f['axis']}: {f['want']}"),
     "group_id_range": (IndexError, lambda f: f"groups[{f['pos']}] = {f['value']} is outside "
-                                             f"[0, {f['size']}) (size={f['size']}); "
-                                             "mode='drop' leaves such slices out"),
+                                             f"[0, {f['size']}) (size={f['size']})"
+                                             + ("; mode='drop' leaves such slices out"
+                                                if f["has_mode"] else "")),
     "group_indptr_empty": (ValueError, lambda f: "indptr must hold at least one offset"),
     "group_indptr_value": (ValueError, _indptr_value),
     "group_mode_type": (TypeError, lambda f: "mode must be a str, 'raise' or 'drop', got "

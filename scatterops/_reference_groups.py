@@ -322,8 +322,9 @@ def _kept_ids(name: str, groups: np.ndarray, ids: np.ndarray, size: int, mode: s
     if bad.any():
         if mode == "raise":
             i = int(np.argmax(bad))
+            hint = "" if name.endswith("softmax") else "; pass mode='drop' to leave such slices out"
             raise IndexError(f"{name}: groups[{i}] = {groups[i]} is outside [0, {size}) "
-                             f"(size={size}); pass mode='drop' to leave such slices out")
+                             f"(size={size}){hint}")
         ids = np.where(bad, -1, ids)
     return ids.astype(np.intp)
 

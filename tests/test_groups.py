@@ -249,3 +249,13 @@ def test_byteswapped_float16_computes_in_float64_in_both(func):
     soft = reference.group_softmax(values.astype("<f2"), [0, 0, 0])
     assert reference.group_softmax(values, [0, 0, 0]).tobytes() == soft.tobytes()
     assert scatterops.group_softmax(values, [0, 0, 0]).tobytes() == soft.tobytes()
+
+
+@pytest.mark.parametrize("mod", [scatterops, reference])
+def test_the_softmax_index_error_offers_no_mode(mod):
+    # the softmax forms take no mode=, so their IndexError does not suggest one
+    with pytest.raises(IndexError) as e:
+        mod.group_softmax([1.0, 2.0], [0, 5], size=2)
+    assert "mode" not in str(e.value)
+    with pytest.raises(IndexError, match="mode='drop'"):
+        mod.group_reduce([1.0, 2.0], [0, 5], size=2)

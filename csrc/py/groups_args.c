@@ -166,8 +166,9 @@ so_group_bad_id_error(const so_group_args *a, npy_intp k)
 {
     const npy_intp v = PyArray_TYPE(a->gid) == NPY_INT32 ? ((const npy_int32 *)PyArray_DATA(a->gid))[k]
                                                            : ((const npy_intp *)PyArray_DATA(a->gid))[k];
-    return so_fail("group_id_range", a->name, "{snsnsn}", "pos", (Py_ssize_t)k, "value",
-                   (Py_ssize_t)v, "size", (Py_ssize_t)a->size);
+    const int softmax = a->func == SO_GF_SOFTMAX || a->func == SO_GF_LOG_SOFTMAX;
+    return so_fail("group_id_range", a->name, "{snsnsnsi}", "pos", (Py_ssize_t)k, "value",
+                   (Py_ssize_t)v, "size", (Py_ssize_t)a->size, "has_mode", !softmax);
 }
 
 static int
