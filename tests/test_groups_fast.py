@@ -15,8 +15,17 @@ FUNCS = ["sum", "mean", "var", "max", "min", "argmax", "argmin", "first", "last"
          "logsumexp"]
 
 
-def bits(a):
-    return np.ascontiguousarray(a).tobytes()
+#: the funcs whose results are arithmetic on the members: where two NaNs meet there, the sign
+#: and payload of the NaN are not promised (docs/contract.md), and a compiler may order the
+#: operands of an addition either way, so these compare every NaN as one NaN
+ARITHMETIC = ("sum", "prod", "mean", "var", "std", "logsumexp")
+
+
+def bits(a, func=None):
+    a = np.array(a, order="C")
+    if func in ARITHMETIC and a.dtype.kind == "f":
+        a[np.isnan(a)] = np.nan
+    return a.tobytes()
 
 
 def check(values, groups, func, **kw):
@@ -26,7 +35,7 @@ def check(values, groups, func, **kw):
             with scatterops.threads(threads):
                 got = scatterops.group_reduce(values, groups, func, **kw)
             assert got.dtype == want.dtype and got.shape == want.shape
-            assert bits(got) == bits(want), (func, threads)
+            assert bits(got, func) == bits(want, func), (func, threads)
 
 
 def edge_values(n, dtype, rng):
@@ -104,9 +113,10 @@ def test_segments_match_the_group_form(func, dtype):
     for threads in (1, 2):
         with scatterops.threads(threads):
             got = scatterops.segment_reduce(values, indptr, func)
-            assert bits(got) == bits(want)
+            assert bits(got, func) == bits(want, func)
             if func not in ("argmax", "argmin"):
-                assert bits(got) == bits(scatterops.group_reduce(values, groups, func, size=1000))
+                assert bits(got, func) == bits(scatterops.group_reduce(values, groups, func, size=1000),
+                                             func)
 
 
 @pytest.mark.parametrize("func", ["sum", "max", "argmax", "count", "var", "nanmax", "prod"])
