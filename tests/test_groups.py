@@ -224,19 +224,20 @@ def test_other_dtypes_refuse_arithmetic_with_a_type_error(dtype):
         scatterops.group_reduce(values, [0, 1, 0], "var")
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.longdouble])
 @pytest.mark.parametrize("nthreads", [1, 2])
 @pytest.mark.parametrize("func", ["max", "min", "nanmax", "nanmin"])
-def test_float16_max_keeps_the_earlier_of_a_signed_zero_tie(func, nthreads):
-    # np.maximum / np.minimum on float16 keep the earlier of +0.0 and -0.0 (float32 and
-    # float64 keep the later); large enough that two threads each take a share
-    values = np.zeros(200_000, np.float16)
+def test_float16_max_keeps_the_earlier_of_a_signed_zero_tie(func, nthreads, dtype):
+    # np.maximum / np.minimum on float16 and longdouble keep the earlier of +0.0 and -0.0
+    # (float32 and float64 keep the later); large enough that two threads each take a share
+    values = np.zeros(200_000, dtype)
     values[1::2] = -0.0
     values[::3] = np.nan if func.startswith("nan") else 0.0
     groups = np.repeat(np.arange(4), 50_000)
     with scatterops.threads(nthreads):
         got = scatterops.group_reduce(values, groups, func)
     want = reference.group_reduce(values, groups, func)
-    assert got.tobytes() == want.tobytes()
+    assert bits(got) == bits(want)
 
 
 @pytest.mark.parametrize("func", ["mean", "var", "logsumexp"])

@@ -34,7 +34,7 @@ enum so_group_func {
 typedef struct {
     so_group_loop L;            /* values, gid, size, type, skipnan; res: the result cells */
     int func;                   /* SO_GF_* */
-    int half;                   /* sum, prod, max, min: float16's arithmetic in float32 cells */
+    int half;                   /* sum, prod: float16 in float32 cells; max, min: float16's or longdouble's rule */
     int fill_is_start;          /* an empty cell's fill is the value its cells start at
                                  * (sum, prod, any with their default fill): no counts */
     const npy_intp *indptr;     /* segments: size + 1 offsets (gid is NULL), else NULL */

@@ -20,8 +20,8 @@ enum so_group_type { SO_GT_I64, SO_GT_U64, SO_GT_F32, SO_GT_F64, SO_GT_LD, SO_GT
 /* What a member does to its cell.  SUM and PROD start from cells filled with
  * 0 and 1; the others take the first member of a cell as it is, by its count
  * (cnt 0: not yet started).  *_HALF: float16 arithmetic in a float32 cell,
- * rounded to float16 after each member; MAX_HALF, MIN_HALF: float16's
- * np.maximum / np.minimum, which keep the earlier of a ±0 tie.  DEV: the sum of (x - mean)^2 with the
+ * rounded to float16 after each member; MAX_HALF, MIN_HALF: float16's and
+ * longdouble's np.maximum / np.minimum, which keep the earlier of a ±0 tie.  DEV: the sum of (x - mean)^2 with the
  * means in `mean`.  ANY, ALL write npy_bool cells; COUNT only counts. */
 enum so_group_op {
     SO_G_SUM, SO_G_SUM_HALF, SO_G_PROD, SO_G_PROD_HALF, SO_G_MAX, SO_G_MIN, SO_G_FIRST,

@@ -151,7 +151,9 @@ choose_types(so_group_args *a, so_group_types *t)
         break;
     default:
         t->ct = wide_type(vd);
-        t->half = (f == SO_GF_MAX || f == SO_GF_MIN) && vd->type_num == NPY_HALF;
+        /* float16's and longdouble's np.maximum / np.minimum keep the earlier of a ±0 tie */
+        t->half = (f == SO_GF_MAX || f == SO_GF_MIN) &&
+                  (vd->type_num == NPY_HALF || vd->type_num == NPY_LONGDOUBLE);
         if (dt != NULL) {
             Py_INCREF(dt);
             t->rd = dt;
