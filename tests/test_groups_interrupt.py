@@ -17,23 +17,22 @@ side: the file takes about fifteen seconds.  Under tools/sanitize.sh these cases
 """
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+
+from tests.interrupt_child import run_children
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 
 CHILD = textwrap.dedent(r'''
-    import json, os, signal, sys, threading, time
+    import json, signal, sys
     import numpy as np
     import scatterops as so
+    from tests.interrupt_child import calibrate, interrupt_part_way
     # a Ctrl-C raises KeyboardInterrupt here however the suite was started (a shell's
     # background job starts with SIGINT ignored, and a child inherits that)
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -66,42 +65,14 @@ CHILD = textwrap.dedent(r'''
         return (lambda: so.group_reduce(values, groups, func, size=SIZE, out=out)), \
             {"out": out, "groups": groups}
 
-    # calibrate: a call of n0 values lasting 0.15 s or more, then one sized to last `seconds`
-    n0 = 1 << 20
-    while True:
-        call, watched0 = make(n0)
-        t = time.perf_counter(); call(); small = time.perf_counter() - t
-        if small >= 0.15:
-            break
-        n0 *= 4
-    # once more: the first calls pay for starting the workers and faulting fresh pages
-    t = time.perf_counter(); call(); small = min(small, time.perf_counter() - t)
-    small_call, small_out = call, watched0["out"]
-    expected = small_out.copy()
-    n = int(n0 * seconds / small)
-    call, watched = make(n)
-    before = {k: v.copy() for k, v in watched.items()}
-    estimate = small * n / n0
-    print("ready", flush=True)
-    sys.stdin.readline()                     # the parent says when
-    sent = []
-    def interrupt():
-        sent.append(time.perf_counter())
-        os.kill(os.getpid(), signal.SIGINT)
-    timer = threading.Timer(at * estimate, interrupt)
-    out = {"estimate": estimate}
-    start = time.perf_counter()
-    timer.start()
-    try:
+    def run(call):
         call()
-        out["raised"] = None
-    except KeyboardInterrupt as e:
-        out["raised"] = "KeyboardInterrupt"
-        out["notes"] = getattr(e, "__notes__", [])
-    end = time.perf_counter()
-    timer.cancel()
-    out["signal_at"] = sent[0] - start if sent else None
-    out["delay"] = end - sent[0] if sent else None
+
+    small_call, small_watched, call, watched, estimate = calibrate(make, run, 1 << 20, seconds)
+    small_out = small_watched["out"]
+    expected = small_out.copy()
+    before = {k: v.copy() for k, v in watched.items()}
+    out = interrupt_part_way(run, call, estimate, at)
     out["unchanged"] = {k: bool(np.array_equal(v, before[k])) for k, v in watched.items()}
     # healthy: the calibration call again, on the same threads, gives the same bits
     small_out[...] = 7.0
@@ -120,28 +91,8 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def reports():
-    """Each child calibrates alone (one after the other, so that no other child slows its
-    small call), then the calls run side by side."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    procs = {}
-    for c in CASES:
-        p = subprocess.Popen([sys.executable, "-c", CHILD] + [str(x) for x in c], cwd=ROOT,
-                             env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
-        procs[c] = p
-        p.stdout.readline()                 # "ready" (or nothing: it failed)
-    for c in CASES:
-        try:
-            procs[c].stdin.write("go\n")
-            procs[c].stdin.flush()
-        except BrokenPipeError:
-            pass
-    got = {}
-    for c in CASES:
-        out, err = procs[c].communicate()
-        got[c] = (json.loads(out.strip().splitlines()[-1]) if procs[c].returncode == 0
-                  else {"error": err})
-    return got
+    """Each child calibrates alone, then the calls run side by side."""
+    return run_children(CHILD, CASES, ROOT)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1]}t")

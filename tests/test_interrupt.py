@@ -16,23 +16,22 @@ there, but ten seconds of work under ASan is minutes.
 """
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+
+from tests.interrupt_child import run_children
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 
 CHILD = textwrap.dedent(r'''
-    import json, os, signal, sys, threading, time
+    import json, signal, sys
     import numpy as np
     import scatterops as so
+    from tests.interrupt_child import calibrate, interrupt_part_way
     # a Ctrl-C raises KeyboardInterrupt here however the suite was started (a shell's
     # background job starts with SIGINT ignored, and a child inherits that)
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -87,41 +86,10 @@ CHILD = textwrap.dedent(r'''
         except IndexError:
             pass                             # "check": its index is bad on purpose
 
-    # calibrate: a call of n0 updates lasting 0.15 s or more, then one sized
-    # to last `seconds`
     n0 = 1 << 18 if case.startswith("fallback") else 1 << 22
-    while True:
-        call, _ = make(n0)
-        t = time.perf_counter(); run(call); small = time.perf_counter() - t
-        if small >= 0.15:
-            break
-        n0 *= 4
-    # once more: the first calls pay for starting the workers and faulting fresh pages
-    t = time.perf_counter(); run(call); small = min(small, time.perf_counter() - t)
-    n = int(n0 * seconds / small)
-    call, watched = make(n)
+    _, _, call, watched, estimate = calibrate(make, run, n0, seconds)
     before = {k: v.copy() for k, v in watched.items()}
-    estimate = small * n / n0
-    print("ready", flush=True)
-    sys.stdin.readline()                     # the parent says when
-    sent = []
-    def interrupt():
-        sent.append(time.perf_counter())
-        os.kill(os.getpid(), signal.SIGINT)
-    timer = threading.Timer(at * estimate, interrupt)
-    out = {"estimate": estimate}
-    start = time.perf_counter()
-    timer.start()
-    try:
-        run(call)
-        out["raised"] = None
-    except KeyboardInterrupt as e:
-        out["raised"] = "KeyboardInterrupt"
-        out["notes"] = getattr(e, "__notes__", [])
-    end = time.perf_counter()
-    timer.cancel()
-    out["signal_at"] = sent[0] - start if sent else None
-    out["delay"] = end - sent[0] if sent else None
+    out = interrupt_part_way(run, call, estimate, at)
     out["unchanged"] = {k: bool(np.array_equal(v, before[k])) for k, v in watched.items()}
     if "data" in watched:
         d = np.asarray(watched["data"], dtype=np.float64)
@@ -148,28 +116,8 @@ def reports():
     """Each child calibrates alone (one after the other, so that no other child slows
     its small call), then the calls run side by side: the fallback's two first, then the
     others."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    procs = {}
-    for c in CASES:
-        p = subprocess.Popen([sys.executable, "-c", CHILD] + [str(x) for x in c], cwd=ROOT,
-                             env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
-        procs[c] = p
-        p.stdout.readline()                 # "ready" (or nothing: it failed)
-    got = {}
-    for group in ([c for c in CASES if c[0].startswith("fallback")],
-                  [c for c in CASES if not c[0].startswith("fallback")]):
-        for c in group:
-            try:
-                procs[c].stdin.write("go\n")
-                procs[c].stdin.flush()
-            except BrokenPipeError:
-                pass
-        for c in group:
-            out, err = procs[c].communicate()
-            got[c] = (json.loads(out.strip().splitlines()[-1]) if procs[c].returncode == 0
-                      else {"error": err})
-    return got
+    fallback = [c for c in CASES if c[0].startswith("fallback")]
+    return run_children(CHILD, CASES, ROOT, [fallback, [c for c in CASES if c not in fallback]])
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1]}t")
