@@ -1,7 +1,7 @@
 /*
  * call/execute.c: a checked call run as choose.c decides (so_call_execute),
- * an expanded index folded first (fold.c): the direct forms as they are; for every other strategy the indices made
- * intp where it reads them so, then either the check fused with the walk
+ * an expanded index folded first (fold.c): the direct forms as they are; for
+ * every other strategy the indices made intp where it reads them so, then either the check fused with the walk
  * into a fresh result or the check of every index value first (under mode
  * "raise" the first bad one reported, else any: the binding applies the
  * mode), the tests' hook where the check ends, and the output: a fresh copy
