@@ -7,6 +7,8 @@
  */
 #include "py/groups_args.h"
 
+#include <string.h>
+
 #include <math.h>
 
 const char *const so_group_names[SO_GK_N] = {
@@ -395,6 +397,12 @@ so_group_fill(const so_group_args *a, PyArray_Descr *rd)
     }
     else if (!owned && check_int_fill(a, fill, fa, rd) < 0) {
         cast = NULL;
+    }
+    else if (owned && strchr("biufc", rd->kind) != NULL) {
+        /* a default fill (0, 1, False, -1, -inf, NaN) is exact in every such dtype:
+         * its cast raises no floating-point warning to silence */
+        Py_INCREF(rd);
+        cast = (PyArrayObject *)PyArray_CastToType(fa, rd, 0);
     }
     else {
         cast = so_group_quiet_cast(fa, rd);
