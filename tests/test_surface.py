@@ -186,6 +186,7 @@ ND_EMPTY = {
     "0x2": np.empty((0, 2), np.int16),
     "0x0": np.empty((0, 0), np.int64),
     "0x5-k-above-rank": np.empty((0, 5), np.int64),
+    "0x100-k-above-most-dims": np.empty((0, 100), np.int64),
     "2x0x1": np.empty((2, 0, 1)),
     "float-0x1": np.empty((0, 1)),
 }
@@ -201,6 +202,16 @@ def test_scatter_nd_with_no_index_tuples_gives_a_copy_of_data(module, form, upd,
                     reduction="add")
     assert got is out if out is not None else type(got) is np.ndarray
     assert_identical(got, np.arange(4.0).reshape(2, 2))
+
+
+@pytest.mark.parametrize("module", MODULES)
+@pytest.mark.parametrize("mode", ["raise", "drop", "wrap", "clip"])
+@pytest.mark.parametrize("k", [3, 64, 65, 1000])
+def test_scatter_nd_with_no_index_tuples_of_more_components_than_data_has_axes(module, mode, k):
+    data = np.arange(4.0).reshape(2, 2)
+    got = module.scatter_nd(data, np.empty((0, k), np.int64), np.empty(0), mode=mode,
+                            reduction="max")
+    assert_identical(got, data)
 
 
 @pytest.mark.parametrize("module", MODULES)

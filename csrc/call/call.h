@@ -110,13 +110,16 @@ typedef enum {
 
 /* The size each index component is checked against (the axis of data it
  * indexes) for a call of kind along axis with indices of idx_ndim dims
- * idx_dims into data of dims data_dims; returns their number. */
+ * idx_dims into data of data_ndim dims data_dims; returns their number.  Only
+ * an empty scatter_nd index array may have more components than data has
+ * axes: it holds no index to check, and gets none (0). */
 static inline int
 so_index_bounds(int kind, int axis, int idx_ndim, const npy_intp *idx_dims,
-                const npy_intp *data_dims, npy_intp *bounds)
+                int data_ndim, const npy_intp *data_dims, npy_intp *bounds)
 {
     int nbounds = 1, d;
     if (kind == SO_ND) {
+        if (idx_dims[idx_ndim - 1] > data_ndim) return 0;
         nbounds = (int)idx_dims[idx_ndim - 1];
         for (d = 0; d < nbounds; d++) bounds[d] = data_dims[d];
     }
@@ -129,7 +132,8 @@ so_index_bounds(int kind, int axis, int idx_ndim, const npy_intp *idx_dims,
 static inline int
 so_call_bounds(const so_call *c, npy_intp *bounds)
 {
-    return so_index_bounds(c->kind, c->axis, c->idx.ndim, c->idx.dims, c->data.dims, bounds);
+    return so_index_bounds(c->kind, c->axis, c->idx.ndim, c->idx.dims, c->data.ndim, c->data.dims,
+                           bounds);
 }
 
 /* A C-ordered scratch array of the call layer's own (a mask, counts): zeroed

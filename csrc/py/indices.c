@@ -207,7 +207,7 @@ int
 so_args_bounds(const so_args *a, npy_intp *bounds)
 {
     return so_index_bounds(a->c.kind, a->c.axis, PyArray_NDIM(a->idx), PyArray_DIMS(a->idx),
-                           PyArray_DIMS(a->data), bounds);
+                           PyArray_NDIM(a->data), PyArray_DIMS(a->data), bounds);
 }
 
 int
