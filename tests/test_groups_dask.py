@@ -250,6 +250,10 @@ def test_on_a_two_process_cluster_the_bits_are_those_of_one_process(client):
     for func in ("sum", "mean", "var", "argmax", "logsumexp", "first"):
         want = scatterops.group_reduce(values, groups, func, size=3000)
         assert_identical(client.compute(sd.group_reduce(dv, dg, func, size=3000)).result(), want)
+    for log in (False, True):
+        want = scatterops.group_softmax(values, groups, size=3000, log=log)
+        got = client.compute(sd.group_softmax(dv, dg, size=3000, log=log)).result()
+        assert_identical(got, want)
 
 
 def test_the_group_module_imports_first_as_a_worker_imports_it():
