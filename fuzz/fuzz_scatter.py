@@ -1,8 +1,9 @@
 """Coverage-guided fuzzing (atheris / libFuzzer) of scatterops' public surfaces:
 scatter_update, scatter_nd and scatter_elements (mode= too) against
 scatterops.reference, scatterops.at against NumPy's ufunc.at, the Dask routing
-(_core.route) against a plain-Python routing, and scatterops.dask against the
-top-level functions.  The last byte of an input chooses the surface (SURFACES).
+(_core.route) against a plain-Python routing, scatterops.dask against the
+top-level functions, and the group reductions against scatterops.reference
+(fuzz/fuzz_groups.py).  The last byte of an input chooses the surface (SURFACES).
 
 The three functions.  Every input (a byte string) is decoded, deterministically,
 into one call: the function, data's dtype (bool, every integer width,
@@ -115,6 +116,8 @@ else:
     from scatterops import _generic
     from scatterops import _reference_checks as _args
 
+import fuzz_groups          # noqa: E402 -- the group surface, after scatterops' import
+
 try:                        # the Dask surface runs where dask is installed
     import dask.array as _da            # (imported first: only scatterops is instrumented)
     if atheris is not None:
@@ -134,8 +137,9 @@ warnings.simplefilter("ignore")
 
 DOCUMENTED = (AxisError, ValueError, TypeError, IndexError, MemoryError)
 FUNCS = ("scatter_update", "scatter_nd", "scatter_elements")
-# what an input drives, from its last byte: the three functions, at, the routing, Dask
-SURFACES = FUNCS + ("at", "at", "at", "route", "dask")
+# what an input drives, from its last byte: the three functions, at, the routing, Dask, the
+# group reductions
+SURFACES = FUNCS + ("at", "at", "at", "route", "dask", "groups", "groups")
 ARITH = {"add", "sum", "sub", "mul", "prod", "multiply", "mean"}
 
 DATA_DTYPES = [np.dtype(x) for x in (
@@ -1342,6 +1346,8 @@ def TestOneInput(buf: bytes):
         elif surface == "dask":
             if so_dask is not None:
                 check_dask(buf)
+        elif surface == "groups":
+            fuzz_groups.check(sys.modules[__name__], buf)
         else:
             check_scatter(buf)
     except AssertionError as exc:

@@ -178,6 +178,10 @@ MESSAGES: Dict[str, Tuple[type, _Text]] = {
                                              + ("; mode='drop' leaves such slices out"
                                                 if f["has_mode"] else "")),
     "group_indptr_empty": (ValueError, lambda f: "indptr must hold at least one offset"),
+    "group_table_size": (ValueError, lambda f: f"size={f['size']} "
+                                               + ("" if f["given"] else "(the largest id + 1) ")
+                                               + "groups times the positions of the other axes "
+                                               f"is more than {f['max']} cells"),
     "group_indptr_value": (ValueError, _indptr_value),
     "group_mode_type": (TypeError, lambda f: "mode must be a str, 'raise' or 'drop', got "
                                              f"{f['got'].__name__}"),
@@ -188,7 +192,8 @@ MESSAGES: Dict[str, Tuple[type, _Text]] = {
     "group_out_dtype": (TypeError, lambda f: f"out has dtype {f['got']}, expected the result's "
                                              f"dtype {f['want']}"),
     "group_fill_value": (ValueError, lambda f: f"fill_value={f['got']!r} cannot be held by the "
-                                               f"result's integer dtype {f['dtype']}"),
+                                               f"result dtype {f['dtype']} (a NaN, an infinity or a number outside its "
+                                               f"integer range)"),
     "group_fill_shape": (ValueError, lambda f: f"fill_value must be a scalar, got shape "
                                                f"{f['shape']}"),
 }

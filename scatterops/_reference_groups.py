@@ -32,6 +32,7 @@ makes it, and the C functions follow:
 """
 from __future__ import annotations
 
+import math
 import operator
 from typing import NamedTuple, Optional
 
@@ -77,6 +78,9 @@ _DTYPE_KINDS = {
     "last": "biufcmMSUVO",
     "argmax": None, "argmin": None, "count": None, "any": None, "all": None,
 }
+
+#: the largest group table (size times the positions of the other axes) a call takes
+MAX_TABLE_CELLS = int(np.iinfo(np.intp).max) // 64
 
 #: base function -> its default fill_value (None: NaN, or the dtype's stand-in for it)
 _FILL = {"sum": 0, "count": 0, "prod": 1, "any": False, "all": False, "argmax": -1,
@@ -263,22 +267,25 @@ def _fill(name: str, func: str, fill_value, dtype: np.dtype) -> np.ndarray:
         raise ValueError(f"{name}: fill_value must be a scalar, got shape {fv.shape}")
     # a Python int too large for int64 / uint64 comes as an object array: its range is checked
     # too; a complex fill is held by its real part, as astype keeps it
-    if dtype.kind in "iub" and (fv.dtype.kind in "biufc" or isinstance(fv.item(), int)):
+    # a datetime64 / timedelta64 result holds an int64, or NaT for a NaN
+    if dtype.kind in "iubmM" and (fv.dtype.kind in "biufc" or isinstance(fv.item(), int)):
         v = fv.item()
         v = v.real if isinstance(v, complex) else v
-        if isinstance(v, float) and not np.isfinite(v):
+        if isinstance(v, float) and not np.isfinite(v) and not (dtype.kind in "mM" and v != v):
             raise ValueError(f"{name}: fill_value={fill_value!r} cannot be held by the result "
                              f"dtype {dtype}")
-        lo, hi = (0, 1) if dtype.kind == "b" else (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max))
-        if not lo <= int(v) <= hi:
+        box = np.dtype(np.int64) if dtype.kind in "mM" else dtype
+        lo, hi = (0, 1) if dtype.kind == "b" else (int(np.iinfo(box).min), int(np.iinfo(box).max))
+        if v == v and not lo <= int(v) <= hi:
             raise ValueError(f"{name}: fill_value={fill_value!r} is outside the range "
                              f"[{lo}, {hi}] of the result dtype {dtype}")
     try:
         with np.errstate(all="ignore"):
             return fv.astype(dtype)
-    except (ValueError, TypeError) as exc:
-        raise type(exc)(f"{name}: fill_value={fill_value!r} cannot be converted to the result "
-                        f"dtype {dtype}: {exc}") from None
+    except (ValueError, TypeError, OverflowError) as exc:
+        cls = TypeError if isinstance(exc, TypeError) else ValueError
+        raise cls(f"{name}: fill_value={fill_value!r} cannot be converted to the result "
+                  f"dtype {dtype}: {exc}") from None
 
 
 def _out(name: str, out, shape: tuple, dtype: np.dtype) -> Optional[np.ndarray]:
@@ -313,6 +320,16 @@ def _group_ids(name: str, groups: np.ndarray, n: int, size: Optional[int]):
     if size is None:
         size = max(int(ids.max()) + 1, 0) if ids.size else 0
     return ids, size
+
+
+def _table(name: str, size: int, other_dims: tuple, given: bool) -> None:
+    """The group table -- size groups times the positions of the other axes -- holds at
+    most MAX_TABLE_CELLS cells, and size is an intp."""
+    features = math.prod(other_dims)
+    if size > np.iinfo(np.intp).max or (features and size * features > MAX_TABLE_CELLS):
+        implied = "" if given else "(the largest id + 1) "
+        raise ValueError(f"{name}: size={size} {implied}groups times the positions of the other "
+                         f"axes is more than {MAX_TABLE_CELLS} cells")
 
 
 def _kept_ids(name: str, groups: np.ndarray, ids: np.ndarray, size: int, mode: str):
@@ -360,11 +377,11 @@ def _columns(values: np.ndarray, axis: int) -> np.ndarray:
 
 def _check(name, func, values, ids_arg, segments, size, axis, fill_value, ddof, dtype, mode,
            out) -> Groups:
-    func = _func(name, func) if func not in ("softmax", "log_softmax") else func
+    func = func if name.endswith("softmax") else _func(name, func)
     mode = _mode(name, mode)
     values, axis = _values(name, values, axis)
     ids_arr = _ids(name, "indptr" if segments else "groups", ids_arg)
-    size = _size(name, size)
+    size = size_arg = _size(name, size)
     ddof = _ddof(name, ddof)
     if func in ("softmax", "log_softmax"):
         if values.dtype.kind not in "biuf":
@@ -379,6 +396,8 @@ def _check(name, func, values, ids_arg, segments, size, axis, fill_value, ddof, 
         ids, size = _segment_ids(name, ids_arr, n, whole=func in ("softmax", "log_softmax"))
     else:
         ids, size = _group_ids(name, ids_arr, n, size)
+    _table(name, size, values.shape[:axis] + values.shape[axis + 1:], given=segments or
+           size_arg is not None)
     softmax = func in ("softmax", "log_softmax")
     fill = None if softmax else _fill(name, func, fill_value, rdtype)
     lead = n if softmax else size

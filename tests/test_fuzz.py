@@ -9,7 +9,7 @@ are errors and some are valid calls.
 
 The smoke run feeds fuzz/fuzz_scatter.py a fixed set of pseudo-random inputs for
 each surface it drives (the three functions with mode=, scatterops.at, the Dask
-routing, scatterops.dask), without atheris: it checks that the target still
+routing, scatterops.dask, the group reductions), without atheris: it checks that the target still
 decodes and checks every surface, not what a long run would find.
 """
 import random
@@ -150,7 +150,7 @@ def _fuzz_target():
 
 
 @pytest.mark.parametrize("surface", ["scatter_update", "scatter_nd", "scatter_elements", "at",
-                                     "route", "dask"])
+                                     "route", "dask", "groups"])
 def test_the_fuzz_target_checks_every_surface(surface):
     if surface == "dask":
         need("dask")

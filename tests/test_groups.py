@@ -136,6 +136,81 @@ def test_bad_indptr_names_the_offset_and_leaves_out(indptr, pos):
         scatterops.segment_reduce(np.arange(6.0), [])
 
 
+MODULES = [pytest.param(scatterops, id="c"), pytest.param(reference, id="reference")]
+
+
+@pytest.mark.parametrize("module", MODULES)
+@pytest.mark.parametrize("top", [2 ** 63 - 1, 2 ** 64 - 2, 2 ** 62, 2 ** 57])
+def test_a_group_table_past_the_limit_is_a_value_error_naming_size(module, top):
+    # the largest id + 1 (the default size) past intp, or a table too large to count in bytes
+    dt = np.uint64 if top >= 2 ** 63 else np.int64
+    groups = np.array([top, 0], dt)
+    for call in (lambda: module.group_reduce(np.ones(2), groups, "sum"),
+                 lambda: module.group_reduce(np.ones((2, 3)), groups, "max"),
+                 lambda: module.group_softmax(np.ones(2), groups),
+                 lambda: module.group_reduce(np.ones((2, 2 ** 20)), [0, 1], size=2 ** 40)):
+        with pytest.raises(ValueError, match="size="):
+            call()
+
+
+@pytest.mark.parametrize("module", MODULES)
+@pytest.mark.parametrize("func", ["sum", "max", "var", "argmax", "first", "logsumexp", "count"])
+@pytest.mark.parametrize("shape, axis", [((0, 2), 1), ((0, 2, 3), 1), ((2, 0), 0)])
+def test_ids_are_checked_when_the_values_have_no_cells(module, func, shape, axis):
+    values = np.zeros(shape, np.float32)
+    with pytest.raises(IndexError, match=r"groups\[1\] = -2"):
+        module.group_reduce(values, [1, -2], func, size=3, axis=axis)
+    got = module.group_reduce(values, [1, -2], func, size=3, axis=axis, mode="drop")
+    assert got.shape == shape[:axis] + (3,) + shape[axis + 1:]
+    if axis == 1:
+        with pytest.raises(IndexError, match=r"groups\[1\] = -2"):
+            module.group_softmax(values, [1, -2], size=3, axis=axis)
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_the_func_and_dtype_are_checked_before_the_ids_length_and_the_offsets(module):
+    # the order of the checks is the reference's: a call with two faults names the first
+    strings = np.array(["a", "b", "c"])
+    with pytest.raises(TypeError, match="func"):
+        module.group_reduce(strings, [0, 1], "sum")
+    with pytest.raises(TypeError, match="func"):
+        module.segment_reduce(strings, [0, 2, 1], "mean")
+    with pytest.raises(ValueError, match="fill_value"):
+        module.group_reduce(np.ones(3, np.int64), [0, 1, 1], "sum", fill_value=np.nan,
+                            out=np.zeros(2, np.float32))
+
+
+@pytest.mark.parametrize("module", MODULES)
+@pytest.mark.parametrize("fill, want", [(2 ** 70, ValueError), (2 ** 63, ValueError),
+                                        (-2 ** 70, ValueError), (np.inf, ValueError),
+                                        (1e300, ValueError), ("x", ValueError),
+                                        (-2 ** 63, "NaT"), (np.nan, "NaT"), (5, 5)])
+def test_a_datetime_fill_is_an_int64_or_nan_for_nat(module, fill, want):
+    values = np.zeros(2, "M8[s]")
+    if want is ValueError:
+        with pytest.raises(ValueError, match="fill_value"):
+            module.group_reduce(values, [0, 2], "last", fill_value=fill)
+    else:
+        got = module.group_reduce(values, [0, 2], "last", fill_value=fill)[1]
+        assert got.view(np.int64) == np.datetime64(want, "s").view(np.int64) if want == "NaT" \
+            else got == np.datetime64(want, "s")
+
+
+@pytest.mark.parametrize("module", MODULES)
+@pytest.mark.parametrize("func", ["softmax", "log_softmax"])
+def test_group_reduce_takes_no_softmax(module, func):
+    with pytest.raises(ValueError, match="func"):
+        module.group_reduce(np.ones(2), [0, 1], func)
+    with pytest.raises(ValueError, match="func"):
+        module.segment_reduce(np.ones(2), [0, 2], func)
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_a_bad_uint64_id_is_named_with_its_value(module):
+    with pytest.raises(IndexError, match=r"groups\[0\] = 18446744073709551614 "):
+        module.group_reduce(np.ones(2), np.array([2 ** 64 - 2, 0], np.uint64), size=3)
+
+
 @pytest.mark.parametrize("kw, cls, word", [
     ({"func": "median"}, ValueError, "func"),
     ({"func": 3}, TypeError, "func"),

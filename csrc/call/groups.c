@@ -124,14 +124,17 @@ run_share(void *arg)
     const pass *p = s->p;
     const so_group_loop *L = &p->L;
     const npy_intp piece = piece_members(L), *ip = p->c->indptr;
+    /* values without rows (an empty axis before the grouped one) still have
+     * their ids checked: one row that only checks */
+    const npy_intp rows = L->outer > 0 || !p->check || ip != NULL ? L->outer : 1;
     npy_intp o, n0, g, done = 0;
-    for (o = 0; o < L->outer; o++) {
+    for (o = 0; o < rows; o++) {
         if (ip == NULL) {
             for (n0 = s->n0; n0 < s->n1; n0 += piece) {
                 const npy_intp n1 = n0 + piece < s->n1 ? n0 + piece : s->n1;
                 if (so_stopped(s->poll)) goto stop;
                 if (p->check && o == 0 && (s->bad = so_group_bad_id(L, n0, n1)) >= 0) return NULL;
-                p->fn(p, o, n0, n1, -1);
+                if (L->outer > 0) p->fn(p, o, n0, n1, -1);
             }
             continue;
         }

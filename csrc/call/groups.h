@@ -17,6 +17,12 @@
 #include "base/base.h"
 #include "kernels/group.h"
 
+/* The largest group table a call takes: size groups times the feature
+ * positions (each position of the other axes).  The result and every scratch
+ * array of the table (at most 32 bytes a cell, a few arrays) then count their
+ * bytes in intp without overflow. */
+#define SO_GROUP_MAX_CELLS (NPY_MAX_INTP / 64)
+
 /* A NumPy ufunc's inner loop for one type (np.exp, np.log), run on a
  * contiguous buffer in place: the same bits as the ufunc called on it. */
 typedef struct {

@@ -261,11 +261,11 @@ group_run(so_group_args *a, PyObject *out, int nthreads)
     int d, rc;
     memset(&c, 0, sizeof c);
     if (so_group_dtypes_takes(a)) return so_group_dtypes_run(a, out, nthreads);
-    if (choose_types(a, &t) < 0) goto done;
+    if (choose_types(a, &t) < 0 || so_group_check_ids(a) < 0) goto done;
     for (d = 0; d < nd; d++) dims[d] = PyArray_DIM(a->values, d);
     if (!softmax) dims[a->axis] = a->size;
-    if (so_group_check_out(a, out, nd, dims, t.rd) < 0) goto done;
     if (!softmax && (fill = so_group_fill(a, t.rd)) == NULL) goto done;
+    if (so_group_check_out(a, out, nd, dims, t.rd) < 0) goto done;
     if ((v = values_3d(a, &t, &outer, &inner, st)) == NULL) goto done;
     if ((r = (PyArrayObject *)PyArray_SimpleNew(nd, dims, t.rt)) == NULL) goto done;
     if (a->gid == NULL && (softmax || a->func == SO_GF_LOGSUMEXP) &&

@@ -99,13 +99,18 @@ parse_count(so_group_args *a, const char *arg, PyObject *o, npy_intp *v, int may
 
 /* The ids or offsets argument: a 1-D integer array, as C-contiguous intp
  * (copy: a fresh copy, so that nobody rewrites it during the call); the
- * group ids (copy 0) of native int32 stay int32 (the loops read both). */
+ * group ids (copy 0) of native int32 stay int32 (the loops read both).
+ * *given (unless NULL): the argument as an array, before the conversion. */
 static PyArrayObject *
-parse_ids(so_group_args *a, const char *arg, PyObject *o, int copy)
+parse_ids(so_group_args *a, const char *arg, PyObject *o, int copy, PyArrayObject **given)
 {
     PyArrayObject *i = so_as_array(a->name, arg, o), *p, *c;
     PyArray_Descr *d;
     if (i == NULL) return NULL;
+    if (given != NULL) {
+        Py_INCREF(i);
+        *given = i;
+    }
     d = PyArray_DESCR(i);
     if (d->kind != 'i' && d->kind != 'u' && so_size(i) != 0) {
         so_fail("group_ids_dtype", a->name, "{sssO}", "name", arg, "dtype", (PyObject *)d);
@@ -136,16 +141,11 @@ parse_ids(so_group_args *a, const char *arg, PyObject *o, int copy)
 static int
 parse_groups(so_group_args *a, PyObject *groups, PyObject *size, int drop)
 {
-    const npy_intp n = PyArray_DIM(a->values, a->axis);
     npy_intp k, m, len;
-    (void)drop;
-    a->gid = parse_ids(a, "groups", groups, 0);
+    a->gid = parse_ids(a, "groups", groups, 0, &a->given_ids);
     if (a->gid == NULL) return -1;
     len = PyArray_DIM(a->gid, 0);
-    if (len != n) {
-        return so_fail("group_ids_length", a->name, "{snsnsi}", "got", (Py_ssize_t)len, "want",
-                       (Py_ssize_t)n, "axis", a->axis);
-    }
+    a->implied_size = size == Py_None;
     if (size != Py_None) {
         if (parse_count(a, "size", size, &a->size, 0) < 0) return -1;
     }
@@ -157,7 +157,8 @@ parse_groups(so_group_args *a, PyObject *groups, PyObject *size, int drop)
     else {
         const npy_intp *g = (const npy_intp *)PyArray_DATA(a->gid);
         for (k = 0, m = -1; k < len; k++) m = g[k] > m ? g[k] : m;
-        a->size = m + 1;
+        a->size_overflow = m == NPY_MAX_INTP;
+        a->size = a->size_overflow ? m : m + 1;
     }
     a->drop = drop;
     return 0;
@@ -166,21 +167,66 @@ parse_groups(so_group_args *a, PyObject *groups, PyObject *size, int drop)
 int
 so_group_bad_id_error(const so_group_args *a, npy_intp k)
 {
-    const npy_intp v = PyArray_TYPE(a->gid) == NPY_INT32 ? ((const npy_int32 *)PyArray_DATA(a->gid))[k]
-                                                           : ((const npy_intp *)PyArray_DATA(a->gid))[k];
     const int softmax = a->func == SO_GF_SOFTMAX || a->func == SO_GF_LOG_SOFTMAX;
-    return so_fail("group_id_range", a->name, "{snsnsnsi}", "pos", (Py_ssize_t)k, "value",
-                   (Py_ssize_t)v, "size", (Py_ssize_t)a->size, "has_mode", !softmax);
+    /* the id as given: a uint64 id past intp's range reads as intp's max in gid */
+    PyObject *v = PyArray_GETITEM(a->given_ids, PyArray_GETPTR1(a->given_ids, k));
+    if (v == NULL) return -1;
+    return so_fail("group_id_range", a->name, "{snsNsnsi}", "pos", (Py_ssize_t)k, "value", v,
+                   "size", (Py_ssize_t)a->size, "has_mode", !softmax);
 }
 
 static int
-parse_indptr(so_group_args *a, PyObject *indptr, int cover)
+parse_indptr(so_group_args *a, PyObject *indptr)
+{
+    a->indptr = parse_ids(a, "indptr", indptr, 1, NULL);
+    if (a->indptr == NULL) return -1;
+    a->size = PyArray_DIM(a->indptr, 0) - 1;
+    return 0;
+}
+
+/* The group table (size groups times the feature positions, the cells of
+ * the result and of the loops' scratch) within SO_GROUP_MAX_CELLS: 0, or -1
+ * with the ValueError that names size (docs/contract.md). */
+static int
+check_table(const so_group_args *a)
+{
+    npy_intp features = 1;
+    int d, over = a->size_overflow;
+    if (a->size_overflow) goto too_large;
+    if (a->size == 0) return 0;                                           /* no cells */
+    for (d = 0; d < PyArray_NDIM(a->values); d++) {
+        if (d != a->axis && PyArray_DIM(a->values, d) == 0) return 0;
+    }
+    for (d = 0; d < PyArray_NDIM(a->values) && !over; d++) {
+        const npy_intp s = PyArray_DIM(a->values, d);
+        if (d == a->axis) continue;
+        if (features > SO_GROUP_MAX_CELLS / s) over = 1;
+        else features *= s;
+    }
+    if (!over && a->size > SO_GROUP_MAX_CELLS / features) over = 1;
+    if (!over) return 0;
+too_large:
+    return so_fail("group_table_size", a->name, "{sKsnsi}", "size",
+                   (unsigned long long)a->size + (a->size_overflow ? 1u : 0u), "max",
+                   (Py_ssize_t)SO_GROUP_MAX_CELLS, "given", a->kind == SO_GK_SEGMENT ||
+                   a->kind == SO_GK_SEGMENT_SOFTMAX || !a->implied_size);
+}
+
+int
+so_group_check_ids(const so_group_args *a)
 {
     const npy_intp n = PyArray_DIM(a->values, a->axis);
+    const int cover = a->kind == SO_GK_SEGMENT_SOFTMAX;
     const npy_intp *p;
     npy_intp k, len;
-    a->indptr = parse_ids(a, "indptr", indptr, 1);
-    if (a->indptr == NULL) return -1;
+    if (a->indptr == NULL) {
+        len = PyArray_DIM(a->gid, 0);
+        if (len != n) {
+            return so_fail("group_ids_length", a->name, "{snsnsi}", "got", (Py_ssize_t)len,
+                           "want", (Py_ssize_t)n, "axis", a->axis);
+        }
+        return check_table(a);
+    }
     len = PyArray_DIM(a->indptr, 0);
     if (len < 1) return so_fail("group_indptr_empty", a->name, NULL);
     p = (const npy_intp *)PyArray_DATA(a->indptr);
@@ -192,8 +238,7 @@ parse_indptr(so_group_args *a, PyObject *indptr, int cover)
                            "value", (Py_ssize_t)p[k], "n", (Py_ssize_t)n, "cover", cover);
         }
     }
-    a->size = len - 1;
-    return 0;
+    return check_table(a);
 }
 
 static int
@@ -216,10 +261,7 @@ so_group_args_parse(so_group_args *a, int kind, PyObject *values, PyObject *ids,
     a->kind = kind;
     a->name = so_group_names[kind];
     a->fill_value = Py_None;
-    a->values = so_as_array(a->name, "values", values);
-    if (a->values == NULL) return -1;
-    if (PyArray_NDIM(a->values) == 0) return so_fail("group_values_0d", a->name, NULL);
-    if (parse_axis(a, axis) < 0) return -1;
+    /* in the reference's order: a call with two faults names the same one */
     if (kind == SO_GK_GROUP_SOFTMAX || kind == SO_GK_SEGMENT_SOFTMAX) {
         a->func = log ? SO_GF_LOG_SOFTMAX : SO_GF_SOFTMAX;
         a->func_name = PyUnicode_FromString(log ? "log_softmax" : "softmax");
@@ -230,15 +272,19 @@ so_group_args_parse(so_group_args *a, int kind, PyObject *values, PyObject *ids,
         return -1;
     }
     if (kind == SO_GK_GROUP && parse_mode(a, mode, &drop) < 0) return -1;
+    a->values = so_as_array(a->name, "values", values);
+    if (a->values == NULL) return -1;
+    if (PyArray_NDIM(a->values) == 0) return so_fail("group_values_0d", a->name, NULL);
+    if (parse_axis(a, axis) < 0) return -1;
+    if (kind == SO_GK_GROUP || kind == SO_GK_GROUP_SOFTMAX) {
+        if (parse_groups(a, ids, size, drop) < 0) return -1;
+    }
+    else if (parse_indptr(a, ids) < 0) {
+        return -1;
+    }
     if (parse_count(a, "ddof", ddof, &a->ddof, 1) < 0) return -1;
     if (dtype != Py_None && !PyArray_DescrConverter2(dtype, &a->dtype)) return -1;
-    if (out != Py_None && !PyArray_Check(out)) {
-        return so_fail("out_type", a->name, "{sO}", "got", (PyObject *)Py_TYPE(out));
-    }
-    if (kind == SO_GK_GROUP || kind == SO_GK_GROUP_SOFTMAX) {
-        return parse_groups(a, ids, size, drop);
-    }
-    return parse_indptr(a, ids, kind == SO_GK_SEGMENT_SOFTMAX);
+    return 0;
 }
 
 void
@@ -247,6 +293,7 @@ so_group_args_clear(so_group_args *a)
     Py_CLEAR(a->owned_name);
     Py_CLEAR(a->values);
     Py_CLEAR(a->gid);
+    Py_CLEAR(a->given_ids);
     Py_CLEAR(a->indptr);
     Py_CLEAR(a->dtype);
     Py_CLEAR(a->out);
@@ -258,6 +305,7 @@ so_group_check_out(so_group_args *a, PyObject *out, int nd, const npy_intp *dims
 {
     PyArrayObject *o;
     if (out == Py_None) return 0;
+    if (!PyArray_Check(out)) return so_fail("out_type", a->name, "{sO}", "got", (PyObject *)Py_TYPE(out));
     o = so_plain_array(a->name, "out", (PyArrayObject *)out);
     if (o == NULL) return -1;
     a->out = o;
@@ -289,14 +337,16 @@ default_fill(const so_group_args *a, PyArray_Descr *rd)
 }
 
 /* A NaN, an infinity or a value outside the range of an integer result is
- * refused: 0 good, -1 raised. */
+ * refused, and so are an infinity and a number outside int64 for a datetime64
+ * or timedelta64 result (a NaN is NaT there): 0 good, -1 raised. */
 static int
 check_int_fill(const so_group_args *a, PyObject *fill, PyArrayObject *fa, PyArray_Descr *rd)
 {
     PyObject *item, *lo, *hi, *as_int = NULL;
     int bad = 0;
-    const int bits = (int)PyDataType_ELSIZE(rd) * 8;
-    if (rd->kind != 'i' && rd->kind != 'u' && rd->kind != 'b') return 0;
+    const int time = rd->kind == 'M' || rd->kind == 'm';
+    const int bits = time ? 64 : (int)PyDataType_ELSIZE(rd) * 8;
+    if (rd->kind != 'i' && rd->kind != 'u' && rd->kind != 'b' && !time) return 0;
     if (PyArray_DESCR(fa)->kind == 'c' || PyArray_DESCR(fa)->kind == 'O' ||
             PyArray_DESCR(fa)->kind == 'f' || PyArray_DESCR(fa)->kind == 'i' ||
             PyArray_DESCR(fa)->kind == 'u' || PyArray_DESCR(fa)->kind == 'b') {
@@ -306,15 +356,19 @@ check_int_fill(const so_group_args *a, PyObject *fill, PyArrayObject *fa, PyArra
             Py_SETREF(item, PyObject_GetAttrString(item, "real"));
             if (item == NULL) return -1;
         }
-        if (PyFloat_Check(item) && !isfinite(PyFloat_AS_DOUBLE(item))) bad = 1;
-        else if (PyFloat_Check(item) || PyLong_Check(item)) as_int = PyNumber_Long(item);
+        if (PyFloat_Check(item) && !isfinite(PyFloat_AS_DOUBLE(item))) {
+            bad = !(time && isnan(PyFloat_AS_DOUBLE(item)));
+        }
+        else if (PyFloat_Check(item) || PyLong_Check(item)) {
+            as_int = PyNumber_Long(item);
+        }
         Py_DECREF(item);
         if (!bad && as_int != NULL) {
             if (rd->kind == 'b') {
                 lo = PyLong_FromLong(0);
                 hi = PyLong_FromLong(1);
             }
-            else if (rd->kind == 'i') {
+            else if (rd->kind == 'i' || time) {
                 lo = PyLong_FromLongLong(-(1LL << (bits - 2)) * 2);
                 hi = PyLong_FromUnsignedLongLong((1ULL << (bits - 1)) - 1);
             }
@@ -375,6 +429,27 @@ so_group_quiet_cast(PyArrayObject *a, PyArray_Descr *rd)
     return cast;
 }
 
+/* NumPy's error on the cast of a user's fill value (a ValueError, a
+ * TypeError; an OverflowError becomes a ValueError) said again with the
+ * argument and the result dtype named. */
+static void
+fill_cast_error(const so_group_args *a, PyObject *fill, PyArray_Descr *rd)
+{
+    PyObject *t, *v, *tb, *cls;
+    if (!PyErr_ExceptionMatches(PyExc_ValueError) && !PyErr_ExceptionMatches(PyExc_TypeError) &&
+            !PyErr_ExceptionMatches(PyExc_OverflowError)) {
+        return;
+    }
+    PyErr_Fetch(&t, &v, &tb);
+    PyErr_NormalizeException(&t, &v, &tb);
+    cls = PyErr_GivenExceptionMatches(t, PyExc_TypeError) ? PyExc_TypeError : PyExc_ValueError;
+    PyErr_Format(cls, "%s: fill_value=%R cannot be converted to the result dtype %S: %S", a->name,
+                 fill, (PyObject *)rd, v != NULL ? v : Py_None);
+    Py_XDECREF(t);
+    Py_XDECREF(v);
+    Py_XDECREF(tb);
+}
+
 PyArrayObject *
 so_group_fill(const so_group_args *a, PyArray_Descr *rd)
 {
@@ -406,6 +481,7 @@ so_group_fill(const so_group_args *a, PyArray_Descr *rd)
     }
     else {
         cast = so_group_quiet_cast(fa, rd);
+        if (cast == NULL && !owned) fill_cast_error(a, fill, rd);
     }
     Py_DECREF(fa);
     if (owned) Py_DECREF(fill);

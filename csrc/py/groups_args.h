@@ -22,6 +22,9 @@ typedef struct {
     PyArrayObject *values;      /* owned */
     int axis;
     PyArrayObject *gid;         /* owned: C-contiguous intp or int32 ids, or NULL (segments) */
+    PyArrayObject *given_ids;   /* owned: groups as given (the value a message names), or NULL */
+    int implied_size;           /* size= left out: the largest id + 1 */
+    int size_overflow;          /* that largest id + 1 is past intp */
     PyArrayObject *indptr;      /* owned: C-contiguous intp offsets (a copy), or NULL */
     npy_intp size;
     npy_intp ddof;
@@ -41,6 +44,10 @@ void so_group_args_clear(so_group_args *a);
  * (the call layer finds it: call/groups.h), -1 -- the last check, as the
  * reference makes it */
 int so_group_bad_id_error(const so_group_args *a, npy_intp k);
+/* groups_args.c: groups' length, or indptr's offsets, checked against values
+ * (after the func and dtype checks, as the reference orders them): 0, or -1
+ * raised */
+int so_group_check_ids(const so_group_args *a);
 /* groups_args.c: out (a->out) checked against the result's shape and dtype */
 int so_group_check_out(so_group_args *a, PyObject *out, int nd, const npy_intp *dims,
                        PyArray_Descr *rd);

@@ -384,13 +384,13 @@ so_group_dtypes_run(so_group_args *a, PyObject *out, int nthreads)
     npy_intp *cell_cnt_of = NULL;      /* counts per cell (else per group, in scan) */
     int d;
     (void)nthreads;
-    if ((rd = result_dtype(a)) == NULL) goto done;
+    if ((rd = result_dtype(a)) == NULL || so_group_check_ids(a) < 0) goto done;
     for (d = 0; d < nd; d++) {
         dims[d] = d == a->axis ? a->size : PyArray_DIM(a->values, d);
         if (d < a->axis) outer *= dims[d];
         if (d > a->axis) inner *= dims[d];
     }
-    if (so_group_check_out(a, out, nd, dims, rd) < 0 || (fill = fill_of(a, rd)) == NULL ||
+    if ((fill = fill_of(a, rd)) == NULL || so_group_check_out(a, out, nd, dims, rd) < 0 ||
             (gid = a->gid != NULL ? checked_intp_ids(a) : segment_gid(a)) == NULL) {
         goto done;
     }
