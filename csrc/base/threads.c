@@ -36,10 +36,9 @@
  * the pool's workers, and when a job is late"; the C model
  * benchmarks/cmodel/wake_model.c).  The look yields the CPU each round, so a
  * caller that shares its CPU with a looking worker (a busy machine) is not
- * held back by it.  Only workers the
- * last job wanted look: a job wants no more than the thread count, which is
- * capped at the CPUs this process may use (py/settings.c), so looking workers
- * never outnumber the CPUs. */
+ * held back by it.  Only workers the last job wanted look: a job wants no
+ * more than the thread count, which is capped at the CPUs this process may use
+ * (py/settings.c), so looking workers never outnumber the CPUs. */
 #ifndef SO_SPIN_NS
 #define SO_SPIN_NS ((npy_int64)200000)
 #endif

@@ -156,9 +156,9 @@ compact_one_avx512(const char *pi, int t, npy_intp gsu, npy_intp c0, npy_intp c1
 
 /* The same four at a time with AVX2, for CPUs without AVX-512: AVX2 has no
  * compress, so a table of vpermd orders moves the owned lanes to the front of
- * each vector.  It has no 64-bit multiply either:
- * the offset v * ios is vpmuludq of the low halves, exact while
- * 0 <= v < size <= 2^31 and 0 <= ios < 2^31 (avx2_compaction_fits). */
+ * each vector.  It has no 64-bit multiply either: the offset v * ios is
+ * vpmuludq of the low halves, exact while 0 <= v < size <= 2^31 and
+ * 0 <= ios < 2^31 (avx2_compaction_fits). */
 static const int so_avx2_left[16][8] = {
     {0, 1, 0, 1, 0, 1, 0, 1}, {0, 1, 0, 1, 0, 1, 0, 1},
     {2, 3, 0, 1, 0, 1, 0, 1}, {0, 1, 2, 3, 0, 1, 0, 1},

@@ -33,9 +33,9 @@ task_main(void *arg)
  * thread gets long runs of it.  Walks with neither (element-wise scatters, an
  * expanded-row index) split the index values instead (SO_SPLIT_OWNED, below; owned.c):
  * each thread reads every index but only its own updates and destinations,
- * compacted without a branch (a test of ownership update by update gains
- * nothing); docs/design.md, "Splitting a walk over threads".  A block dim is
- * split when each thread gets c->min_block_run elements of it. */
+ * compacted without a branch rather than tested update by update
+ * (docs/design.md, "Splitting a walk over threads").  A block dim is split
+ * when each thread gets c->min_block_run elements of it. */
 /* split_dim found none: split the values of the first index component
  * (SO_SPLIT_OWNED).  Every owner reads every index, so this wins only where
  * applying an update costs more than reading an index: see choose_split. */
