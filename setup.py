@@ -58,9 +58,9 @@ def build_flags(environ=None, cc=None, warn=_print_warning):
         cc = environ.get("CC") or sysconfig.get_config_var("CC") or ""
     # -fvisibility=hidden and -flto: the C core is many small files in layers; hidden
     # symbols make the calls between them direct (no PLT) and link-time optimisation
-    # inlines across them, which the per-call cost of a small call depends on (a
-    # 4-update in-place add: 131 ns as separate objects, 108 ns like this; PyInit__core
-    # is exported by PyMODINIT_FUNC)
+    # inlines across them, which the per-call cost of a small call depends on
+    # (docs/design.md, "The cost of a small call"; PyInit__core is exported by
+    # PyMODINIT_FUNC)
     lto = (["-flto"] if "clang" in cc else ["-flto=auto"]) \
         if env.env_bool("SCATTEROPS_LTO", True, environ, warn) else []
     # -g0: no debug information.  Python's own CFLAGS (which setuptools puts first) ask

@@ -35,8 +35,8 @@ The floor ignores the cost of random access (it reads and writes contiguous runs
 size) and the allocation of the output, so it is a lower bound, not a target an out-of-place call
 can always reach: every out-of-place case also times ``data.copy()`` (a fresh array, as every
 out-of-place call returns one) and reports it in the notes, so what the allocation costs can be
-read off.  On this machine a second thread does not raise memory bandwidth (measured: copy
-160 MB, one thread 16 ms, two threads 16 ms), so the one-thread NumPy floor holds for
+read off.  On the project's 2-core machine a second thread does not raise memory bandwidth
+(docs/design.md, "The benchmarks' floor"), so the one-thread NumPy floor holds for
 multi-threaded implementations too.  Reads under 4 kB are left out of every floor (they cost less
 than the NumPy call that would time them); so the tiny case's floor is one ``np.copyto`` of 64
 bytes, i.e. NumPy's call overhead.  The small-call cases (``s-FORM-N``, see ``case_small``) have

@@ -6,6 +6,9 @@
   docs/contract.md or docs/design.md instead.
 * Every test that skips for a missing package says which extra of pyproject.toml installs
   it (tests/extras.py), so a skip tells the reader how to run the test.
+* No comment in csrc/ holds a measurement (a time in ms, us or ns, a before -> after
+  figure, a "1.4x slower"): comments say what the code does and why, and the figures that
+  chose it are in docs/design.md with the command that reproduces them.
 
 Pure Python: reads files, imports nothing from scatterops.
 """
@@ -126,3 +129,88 @@ def test_every_import_skip_goes_through_the_helper():
                 if "importorskip(" in line:
                     bare.append(f"tests/{name}:{n}: {line.strip()}")
     assert not bare, "skip through tests/extras.py (need / skip_reason):\n" + "\n".join(bare)
+
+
+# ---------------------------------------------------------------------------------------
+# C comments say what and why; measurements live in docs/design.md
+# ---------------------------------------------------------------------------------------
+
+_NUMBER = r"\d+(?:\.\d+)?(?:e\d+)?"
+# a time: a number, then ms, us or ns as a word of its own ("2.3 ms", "656us"); not a name
+# that ends in a unit (SO_SPIN_NS) nor a number inside one (x86_64ns)
+_MEASURED_TIME = re.compile(r"(?<![\w.])" + _NUMBER + r"\s?(?:ms|us|ns|µs)\b")
+# a before -> after figure ("75 -> 40 ms", "0.619 -> 0.428"); not a width ("32 x 32 -> 64-bit")
+_BEFORE_AFTER = re.compile(_NUMBER + r"\s*(?:ms|us|ns|µs|%|x)?\s*->\s*" + _NUMBER
+                           + r"(?!\d|\.\d|-bit|-byte)")
+# a speed-up or slow-down ("1.4x slower")
+_RATIO = re.compile(r"(?<![\w.])" + _NUMBER + r"x (?:slower|faster)\b")
+_MEASUREMENT = [_MEASURED_TIME, _BEFORE_AFTER, _RATIO]
+
+
+def _c_comments(src):
+    """(line, text) of each /* */ and // comment of C source, string and character
+    literals skipped; the text's lines joined with their leading " * " removed, so that a
+    figure broken across two lines is seen whole."""
+    i, n, line = 0, len(src), 1
+    while i < n:
+        c = src[i]
+        if c in "\"'":
+            j = i + 1
+            while j < n and src[j] != c and src[j] != "\n":
+                j += 2 if src[j] == "\\" else 1
+            line += src.count("\n", i, j + 1)
+            i = j + 1
+        elif src.startswith("/*", i) or src.startswith("//", i):
+            end = src.find("*/", i + 2) + 2 if src[i + 1] == "*" else src.find("\n", i)
+            end = n if end < i + 2 else end
+            yield line, re.sub(r"\s*\n\s*\*?(?!/)\s*", " ", src[i:end])
+            line += src.count("\n", i, end)
+            i = end
+        else:
+            line += c == "\n"
+            i += 1
+
+
+def _measurements_in_comments(root):
+    hits = []
+    for top, dirs, names in os.walk(os.path.join(root, "csrc")):
+        dirs.sort()
+        for name in sorted(names):
+            if not name.endswith((".c", ".h")):
+                continue
+            path = os.path.join(top, name)
+            with open(path, encoding="utf-8") as f:
+                src = f.read()
+            for line, text in _c_comments(src):
+                for pattern in _MEASUREMENT:
+                    hits += [f"{os.path.relpath(path, root)}:{line}: {m.group(0)!r}"
+                             for m in pattern.finditer(text)]
+    return hits
+
+
+def test_no_measurement_in_a_c_comment():
+    hits = _measurements_in_comments(ROOT)
+    assert not hits, ("a comment says what the code does and why; move the measurement to "
+                      "docs/design.md, beside the command that reproduces it, and point there "
+                      "(docs/design.md, \"Section\"):\n" + "\n".join(hits))
+
+
+def test_the_measurement_patterns_catch_what_they_should():
+    measured = ["75 -> 40 ms", "took 656 us", "2.3ms", "5.2 ns a row", "0.619 -> 0.428.",
+                "2.04 -> 1.90 ms", "1.4x slower", "1e5 -> 1e6", "0.2-0.4 ms", "29.2 -> 28.3\n"]
+    for text in measured:
+        assert any(p.search(text) for p in _MEASUREMENT), text
+    plain = ["SO_SPIN_NS", "a 32 x 32 -> 64-bit multiply", "SO_COPY_PIECE (8 MiB)",
+             "x86_64ns", "int32 -> int64", "2^15 updates", "1.5ms_x", "pages -> 4 KiB",
+             "an int64 -> 8-byte load", "min/max of us", "a few ns"]
+    for text in plain:
+        assert not any(p.search(text) for p in _MEASUREMENT), text
+
+
+def test_c_comments_are_read_whole_and_strings_skipped():
+    src = ('int a = 1; /* one\n * 75 ->\n * 40 ms */\nchar *s = "/* 5 ms */";\n'
+           "// 3 us\nchar c = '\"'; /* x */\n")
+    found = list(_c_comments(src))
+    assert [line for line, _ in found] == [1, 5, 6]
+    assert "75 -> 40 ms" in found[0][1]
+    assert not any("5 ms" in text for _, text in found)

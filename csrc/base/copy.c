@@ -25,18 +25,11 @@
 /* A copy larger than a quarter of L3, and than SO_STREAM_FLOOR, stores past the
  * caches (non-temporal stores): memcpy in pieces stores through them, and each
  * line of out is read before it is written.  A copy that large stays in cache
- * for the scatter that follows only in part, and the streams pay.  On this
- * project's machine (L3 480 MiB, 2 cores), bare C, 200 MB touched to touched:
- * memcpy in 8 MiB pieces 28.3-29.1 ms on one thread, 15.1-15.3 on two; streamed
- * (32-byte stores) 16.4-16.8 and 8.6-8.7 (16-byte stores: 16.9-17.1 and
- * 8.9-10.1).  A whole call, 1e6 float32 adds out of place, 5 runs alternating,
- * medians, 1 / 2 threads: into 5e7 39.6 -> 29.4 / 22.0 -> 18.1 ms, into 3e7
- * 25.2 -> 21.4 / 13.1 -> 13.7; but into 2e7 (80 MB) 17.8 -> 17.9 / 9.4 -> 11.2,
- * into 1e7 11.5 -> 13.8 / 4.9 -> 7.9, rows of 64 into a (1e5, 64) float32 and
- * 1e6 into 1e6 slower too (2.2 -> 3.0, 2.6 -> 3.3 ms): there the scatter reads
- * back from memory what the streams kept out of cache.  The floor keeps that
- * off a machine whose L3 says less.  so_set_stream_min changes the rule (tests:
- * every copy streamed). */
+ * for the scatter that follows only in part, and the streams pay.  Below it
+ * they lose: the scatter reads back from memory what the streams kept out of
+ * cache.  The floor keeps that off a machine whose L3 says less
+ * (docs/design.md, "The copy of data").  so_set_stream_min changes the rule
+ * (tests: every copy streamed). */
 #define SO_STREAM_FLOOR ((size_t)32 << 20)
 static npy_intp stream_min_set = -1;
 
@@ -171,12 +164,11 @@ so_parallel_copy(char *dst, const char *src, size_t nbytes, int nthreads, so_pol
  * of columns) and SO_TR_ROWS rows long: every line of out is written whole, at
  * once, and each of the strip's source columns is read as one stream.  Square
  * 32 x 32 tiles, with both strides a power of two (a (2048, 4096) float32),
- * kept too many lines of one cache set alive and missed L1 on most items.
+ * keep too many lines of one cache set alive and miss L1 on most items.
  * Inside a strip, 4-, 8- and 2-byte items move as 8 x 8, 4 x 4 and 8 x 8
  * blocks transposed in vector registers, when the CPU has AVX2 (shuffles only:
- * every bit, NaN payloads included, is copied as is).  (2048, 4096) float32, 2 threads, bare C on the
- * AMD EPYC: 18.4-19.7 ms with the square scalar tiles, 14 ms with scalar strips,
- * 5.3-7.5 ms with vector blocks in strips; memcpy of the same bytes 3.0-3.9 ms.
+ * every bit, NaN payloads included, is copied as is).  docs/design.md, "The
+ * copy of data", compares the three.
  */
 #define SO_TR_LINE 64
 #define SO_TR_ROWS 128

@@ -31,15 +31,14 @@
 
 /* How long a worker that finished its tasks keeps looking for the next job,
  * and a caller done with its own tasks for its workers' last ones, before each
- * sleeps on its condition variable.  On these virtual machines a sleeping
- * thread is slow to wake: a job of nothing handed to a sleeping worker and
- * back took 73-105 us (medians of 2001 jobs, 2 to 500 us apart; the C model
- * benchmarks/cmodel/wake_model.c), one to a worker still looking 0.3-1.4 us.
- * The look yields the CPU each round, so a caller that shares its CPU with a
- * looking worker (a busy machine) is not held back by it.  Only workers the
- * last job wanted look: a job wants no more than the thread count, which is
- * capped at the CPUs this process may use (py/settings.c), so looking workers
- * never outnumber the CPUs. */
+ * sleeps on its condition variable.  On a virtual machine a sleeping thread can
+ * be slow to wake, far slower than one still looking (docs/design.md, "Waking
+ * the pool's workers, and when a job is late"; the C model
+ * benchmarks/cmodel/wake_model.c).  The look yields the CPU each round, so a
+ * caller that shares its CPU with a looking worker (a busy machine) is not
+ * held back by it.  Only workers the last job wanted look: a job wants no
+ * more than the thread count, which is capped at the CPUs this process may use
+ * (py/settings.c), so looking workers never outnumber the CPUs. */
 #ifndef SO_SPIN_NS
 #define SO_SPIN_NS ((npy_int64)200000)
 #endif
@@ -414,10 +413,9 @@ so_run_tasks_report(void *(*fn)(void *), void *tasks, size_t size, int n, so_pol
      * more than half its own time); or it was itself off its CPU for a fifth
      * of it (a machine with more runnable threads than CPUs).  Two threads
      * that share memory bandwidth each run slower than one alone, hence three
-     * quarters: a job of rows beyond L2 (62500 rows of 64 float32, two tasks)
-     * whose worker finished 0.2-0.4 ms after a caller's 0.8 ms task still
-     * took 1.1 ms, against 1.36 ms on one thread, and a quarter's test called
-     * it late and ran the next ones alone. */
+     * quarters: with a quarter, a job of rows beyond L2 that still beats one
+     * thread is called late and the next ones run alone (docs/design.md,
+     * "Waking the pool's workers, and when a job is late"). */
     wait = now_ns() - t1;
     late = 0;
     if (kind >= 0) {

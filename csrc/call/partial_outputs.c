@@ -19,12 +19,12 @@
  * error names the first bad index in C order.
  *
  * It pays where one thread's loop is bound by its chain of loads and stores
- * into a small out (a histogram): 1e6 int64 updates into 1e3 int64 take about
- * half the time on two threads (docs/performance.md).  The partials cost
- * (threads - 1) x out's bytes of memory for the call, so with the cost model
- * on they are used only for an out within one core's L2, with enough updates a
- * thread and enough updates an element of out that the merge costs little
- * beside the loop (choose.c decides, from call/cost.h's thresholds).
+ * into a small out (a histogram): docs/design.md, "The direct form on several
+ * threads".  The partials cost (threads - 1) x out's bytes of memory for the
+ * call, so with the cost model on they are used only for an out within one
+ * core's L2, with enough updates a thread and enough updates an element of out
+ * that the merge costs little beside the loop (choose.c decides, from
+ * call/cost.h's thresholds).
  * A late pool backs this kind of job off as any other (base/threads.c).
  */
 #include "call/call.h"

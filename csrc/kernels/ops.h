@@ -85,9 +85,9 @@ SO_SAME_MAXMIN(b, npy_bool)
 
 /* NaN payloads are not promised (docs/contract.md: NaN where NaN): when both operands are
  * NaN, which one's bits survive depends on how the compiler ordered the
- * operands.  Pinning the order (x != x ? x + x : x + y) matched NumPy's real
- * loops exactly but stopped the row loops from vectorising: a graph
- * scatter-add took 80-90 ms instead of 38 ms. */
+ * operands.  Pinning the order (x != x ? x + x : x + y) matches NumPy's real
+ * loops exactly but stops the row loops from vectorising (docs/design.md,
+ * "The element operations"). */
 #define FLOAT_OPS(NAME, T)                                                            \
 static inline T NAME##_add(T x, T y) { return x + y; }                                \
 static inline T NAME##_sub(T x, T y) { return x - y; }                                \
@@ -99,13 +99,12 @@ FLOAT_OPS(f32, npy_float)
 FLOAT_OPS(f64, npy_double)
 
 /* The floats' max and min without a branch.  NAME_max's branch is taken at
- * random on random data, and mispredicted about every other update: 1e6
- * random float32 updates into 1e5 took 3.05 ms with max against 1.00 with
- * add, and rows of 8 8.5 times as long.  NAME_maxv picks through the bits
+ * random on random data, and mispredicted about every other update, which
+ * makes max several times slower than add.  NAME_maxv picks through the bits
  * with a mask from the two compares, which the compiler turns into vector
  * compares and a blend on a row; NAME_max1, for one element at a time, does
- * the same in an SSE register (through the integer registers it cost twice
- * as much: 1e6 updates into 1e5 floats, 1.9 against 1.0 ms in a C model). */
+ * the same in an SSE register (through the integer registers it costs more).
+ * docs/design.md, "The element operations". */
 #define FLOAT_MAXMIN(NAME, T, UT)                                                     \
 static inline T NAME##_selv(int take_x, T x, T y)                                     \
 {                                                                                     \
@@ -177,9 +176,10 @@ SO_SAME_MAXMIN(f16, npy_half)
 
 /* The same float16 operations with the F16C conversion instructions, chosen at
  * run time where the CPU has them: NumPy's npy_half_to_float / npy_float_to_half
- * are out-of-line bit manipulations and took half the time of a float16
- * scatter-add.  Both convert exactly and round to nearest even, so every result
- * is the same; a NaN result's payload may differ, which docs/contract.md leaves open. */
+ * are out-of-line bit manipulations, a large share of a float16 scatter-add
+ * (docs/design.md, "The element operations").  Both convert exactly and round
+ * to nearest even, so every result is the same; a NaN result's payload may
+ * differ, which docs/contract.md leaves open. */
 #if SO_X86_VECTOR
 #include <immintrin.h>
 #define SO_HAVE_F16C 1

@@ -49,11 +49,8 @@ ASSIGN_OP(b128, so_b128)
     return -1;
 
 /* the same through local copies of the row and the update, which the compiler
- * knows apart and vectorises as a whole (F = 4 and 8: 1e6 float32 rows of 4,
- * 3.1 ms as ROW_LOOP, 2.3 ms so; rows of 2 took twice as long so; rows of 16
- * float32 so, 2.6 ms for 2.5e5 rows into (1e5, 16), against 2.2 ms in the
- * counted loop -- though in benchmarks/cmodel/rows_model.c, where F = 16 is a
- * constant of the plain loop too, 5.2 ns a row against 16) */
+ * knows apart and vectorises as a whole: for F = 4 and 8, where they beat
+ * ROW_LOOP (docs/design.md, "The row loops", has the widths tried) */
 #define ROW_LOOP_COPIED(NAME, OP, T, S, F)                                            \
     for (i = 0; i < n; i++) {                                                         \
         npy_intp j = SO_IX_WRAP_##S(ix[i], size);                                     \
@@ -70,10 +67,9 @@ ASSIGN_OP(b128, so_b128)
     return -1;
 
 /* Prefetching the row SO_ROWS_AHEAD rows ahead, every cache line of it, for
- * writing (benchmarks/cmodel/rows_model.c, float32 into (1e5, F), ns a row:
- * F = 32 11.4 -> 8.6, F = 64 28.9 -> 26.4; F = 8, 32-byte rows, gained
- * nothing), where the out is larger than SO_ROWS_AHEAD_OUT bytes (a core's
- * L2; in cache the prefetch is only work) and rows at least SO_ROWS_AHEAD_ROW. */
+ * writing, where the out is larger than SO_ROWS_AHEAD_OUT bytes (a core's L2;
+ * in cache the prefetch is only work) and rows at least SO_ROWS_AHEAD_ROW
+ * (shorter rows gain nothing; docs/design.md, "The row loops"). */
 #define SO_ROWS_AHEAD 8
 #define SO_ROWS_AHEAD_OUT ((npy_intp)2 << 20)
 #define SO_ROWS_AHEAD_ROW 128
@@ -102,9 +98,8 @@ ASSIGN_OP(b128, so_b128)
     return -1;
 
 /* ROW_LOOP_COPIED for one F as a function of its own, never inlined: inline
- * beside more loops (a copied row of 16 tried), the compiler kept the local
- * copies on the stack (rows of 8 float32: 2.4 -> 3.0 ms for 5e5 rows into
- * (1e5, 8)) */
+ * beside more loops, the compiler keeps the local copies on the stack
+ * (docs/design.md, "The row loops") */
 #define ROWS_COPIED(NAME, T, OP, IN, IT, S, F)                                        \
 __attribute__((noinline)) static npy_intp                                             \
 NAME##_##OP##_rows##F##_by_##IN(char *restrict o, npy_intp ros, npy_intp size,        \
@@ -115,11 +110,9 @@ NAME##_##OP##_rows##F##_by_##IN(char *restrict o, npy_intp ros, npy_intp size,  
     ROW_LOOP_COPIED(NAME, OP, T, S, F)                                                \
 }
 
-/* Rows of 2: add, sub and mul through local copies too (2e6 rows of 2 into
- * (1e5, 2), one thread, 5 runs of each build alternating: float32 2.71 -> 2.47
- * ms, float64 5.36 -> 4.25, int32 2.87 -> 2.44, complex64 6.00 -> 4.30); max,
- * min and "none" keep the inline loop (copied, int32 max took 3.35 -> 4.03 ms,
- * float64 max 12.7 -> 14.6). */
+/* Rows of 2: add, sub and mul through local copies too, which are faster for
+ * them; max, min and "none" keep the inline loop, slower copied
+ * (docs/design.md, "The row loops"). */
 #define ROWS2_FN_add(NAME, T, IN, IT, S) ROWS_COPIED(NAME, T, add, IN, IT, S, 2)
 #define ROWS2_FN_sub(NAME, T, IN, IT, S) ROWS_COPIED(NAME, T, sub, IN, IT, S, 2)
 #define ROWS2_FN_mul(NAME, T, IN, IT, S) ROWS_COPIED(NAME, T, mul, IN, IT, S, 2)
@@ -222,8 +215,8 @@ SO_SHARED_LOOP_TYPES(REDUCE_SHARED_ROWS)
  * 8 through a vector of 8 (one 256-bit operation for float32, where the
  * baseline's local copies take two of 128), rows longer than 8 the baseline's
  * counted loop built for AVX2, rows of 1, 2 and 4 the baseline's loops
- * themselves.  Element by element the same operations, so the same bits.  5e5
- * float32 rows of 8 into (1e5, 8), one thread, in one process: 1.93 -> 1.76 ms. */
+ * themselves.  Element by element the same operations, so the same bits
+ * (docs/design.md, "The row loops"). */
 #if SO_X86_VECTOR
 #define VEC_ROWS(NAME, T, OP, IN, IT, S)                                              \
 __attribute__((noinline, target("avx2"))) static npy_intp                             \

@@ -14,17 +14,15 @@
  * fall outside is read again for the first bad position.  SO_PIECE is a
  * multiple of it, so a poll falls on the start of a chunk.  8192 rather than
  * 2048: the reduction below is then nearly as fast by chunks as over the whole
- * run (the C model, next comment). */
+ * run (docs/design.md, "The check of a run of index values"). */
 #define SO_CHECK_CHUNK 8192
 
 /* The smallest and largest value of v[0..n), n >= 1.  Four quarters of the
  * run are reduced side by side, each into its own pair: one pair is a chain of
  * dependent min/max operations whose latency bounds the loop (AVX2 has no
  * 64-bit min or max; each is a compare and a blend), four chains keep the loads
- * busy.  The C model (benchmarks/cmodel/check_model.c), 1e5 int64 values (800
- * KB) on an AMD EPYC with AVX2, ns a value, one pair -> four: built for AVX2,
- * over the whole run 0.156 -> 0.117, by chunks of 2048 0.160 -> 0.136, of 8192
- * 0.157 -> 0.124; portable, chunks of 8192, 0.619 -> 0.428. */
+ * busy.  The C model is benchmarks/cmodel/check_model.c; its figures are in
+ * docs/design.md, "The check of a run of index values". */
 #define MINMAX(NAME, T, S, ATTR, SFX)                                                 \
 ATTR static void                                                                      \
 NAME##_minmax##SFX(const T *restrict v, npy_intp n, T *lo_out, T *hi_out)            \

@@ -3,13 +3,11 @@
  * results (an output cache, not a pool: blocks are handed back by NumPy).
  *
  * A fresh output is paid for in page faults: the kernel zeroes every page on
- * first touch, which on this kind of machine costs a third to a half of the copy
- * of data itself (measured here: malloc + memcpy of 160 MB took 450-660 ms, the
- * same into touched memory 9.5 ms; a 154 MB float32 ScatterUpdate-3 output,
- * 2 threads: 27 ms fresh against 18 ms into touched memory).  A program that
- * calls scatterops in a loop drops each result before the next call; this cache
- * keeps a few of those blocks, already faulted in, and hands them out again --
- * what ONNX Runtime's arena and OpenVINO's preallocated outputs do.
+ * first touch, a large share of the copy of data itself (docs/design.md, "The
+ * output cache").  A program that calls scatterops in a loop drops each result
+ * before the next call; this cache keeps a few of those blocks, already faulted
+ * in, and hands them out again -- what ONNX Runtime's arena and OpenVINO's
+ * preallocated outputs do.
  *
  * It is a NumPy memory handler (PyDataMem_SetHandler), set only around the
  * allocation of a large output (py/call.c, and so_fresh_copy at the end of

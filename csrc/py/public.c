@@ -1,9 +1,10 @@
 /*
  * public.c: the three public functions, scatter_update, scatter_nd and
- * scatter_elements, as C functions (vectorcall, no Python frame: a third of a
- * tiny call's cost).  This file binds the argument list as Python would bind
- * the signature, reads the thread count once, and hands the call to args.c
- * and call.c.
+ * scatter_elements, as C functions (vectorcall, no Python frame, which is a
+ * large share of a tiny call's cost: docs/design.md, "The cost of a small
+ * call").  This file binds the argument list as Python would bind the
+ * signature, reads the thread count once, and hands the call to args.c and
+ * call.c.
  */
 #include "py/py.h"
 

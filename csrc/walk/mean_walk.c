@@ -172,7 +172,7 @@ owner_finish(const so_walk *w, void *ctx)
  * out, no mask): the owners count the hits of each value as they add, instead
  * of a walk over the indices on one thread first, and then divide their own
  * blocks, still in their caches, with no pass over the counts on one thread and
- * no second set of threads (graph mean in place, 2 threads: 29.2 -> 28.3 ms).
+ * no second set of threads (docs/design.md, "The mean on the owned split").
  * Returns 1 having done the whole mean, or 0 having done nothing. */
 static int
 owners_mean(const so_plan *p, const so_kernel *kn, int nthreads, const so_walk_costs *c,
@@ -190,15 +190,15 @@ owners_mean(const so_plan *p, const so_kernel *kn, int nthreads, const so_walk_c
         groups *= p->gshape[d];
     }
     /* the cost model: a count per index value, zeroed and scanned, costs more
-     * than counting the hits of a few updates (1e5 float32 means into 1e7, two
-     * threads: 2.3x the one thread's time; 1e6 into 1e7: 0.4x) */
+     * than counting the hits of a few updates (docs/design.md, "The mean on
+     * the owned split") */
     if (so_cost_model_on() && p->isize[0] > c->mean_owners_ratio * groups) return 0;
     for (d = 0; d < p->bnd; d++) {
         if (p->bs_out[d] == 0) return 0;        /* a block that hits one element twice */
     }
     /* its kind backed off (a busy machine): as on one thread, where one owner
-     * of everything counting its hits was slower than the way below (1e6
-     * float32 means into 1e7 in place, one CPU kept busy: 1.54x) */
+     * of everything counting its hits is slower than the way below
+     * (docs/design.md, "The mean on the owned split") */
     if (!so_split_runs(p, kn, nthreads, c)) return 0;
     counts = calloc((size_t)p->isize[0], sizeof *counts);
     if (counts == NULL) {

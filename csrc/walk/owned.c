@@ -115,8 +115,8 @@ load4_avx2(const char *p, int t)
 }
 
 /* The same for contiguous indices with AVX-512 (F, DQ), eight at a time: the
- * scalar loop was a third of a thread's time in a random scatter-add of 1e7
- * (perf), as many instructions as the scatter itself.  Chosen at run time.
+ * scalar loop costs as many instructions as the scatter itself
+ * (docs/design.md, "Splitting a walk over threads").  Chosen at run time.
  * A uint64 value with its top bit set is not wrapped: it is outside. */
 __attribute__((target("avx512f,avx512dq")))
 static npy_intp
@@ -154,11 +154,11 @@ compact_one_avx512(const char *pi, int t, npy_intp gsu, npy_intp c0, npy_intp c1
                                     oo + cnt, uo + cnt, vv ? vv + cnt : NULL, bad_out);
 }
 
-/* The same four at a time with AVX2, for CPUs without AVX-512 (this project's
- * AMD machines): AVX2 has no compress, so a table of vpermd orders moves the
- * owned lanes to the front of each vector.  It has no 64-bit multiply either:
- * the offset v * ios is vpmuludq of the low halves, exact while
- * 0 <= v < size <= 2^31 and 0 <= ios < 2^31 (avx2_compaction_fits). */
+/* The same four at a time with AVX2, for CPUs without AVX-512: AVX2 has no
+ * compress, so a table of vpermd orders moves the owned lanes to the front of
+ * each vector.  It has no 64-bit multiply either: the offset v * ios is
+ * vpmuludq of the low halves, exact while 0 <= v < size <= 2^31 and
+ * 0 <= ios < 2^31 (avx2_compaction_fits). */
 static const int so_avx2_left[16][8] = {
     {0, 1, 0, 1, 0, 1, 0, 1}, {0, 1, 0, 1, 0, 1, 0, 1},
     {2, 3, 0, 1, 0, 1, 0, 1}, {0, 1, 2, 3, 0, 1, 0, 1},
@@ -263,12 +263,10 @@ so_run_row_owned(const so_plan *p, const so_walk *w, const so_kernel *kn, char *
     const npy_intp lo = w->own_lo, span = w->own_hi - w->own_lo;
     const npy_intp bb = small_block_bytes(p), ub = bb / (p->bs_out[0] ? p->bs_out[0] : 1) * p->bs_upd[0];
     const int list = p->bnd == 0 && m == NULL && kn->list != NULL;
-    /* Each thread prefetches only its own update rows.  Prefetching every
-     * update row in order, the others' too (a stream with no gaps, for a thread
-     * that owns a third of the values or more), had won on a loaded machine
-     * (graph add, 58.9 -> 54.6 ms); on a quiet one it lost: 1e6 rows of 64
-     * float32 into (1e5, 64) on 2 threads, 27.6 -> 23.0 ms without it, 62500
-     * rows 2.04 -> 1.90 ms (docs/performance.md). */
+    /* Each thread prefetches only its own update rows: prefetching every
+     * update row in order, the others' too (a stream with no gaps), wins only
+     * on a loaded machine, and loses on a quiet one (docs/design.md,
+     * "Splitting a walk over threads"). */
     npy_intp c0, c1, i, q, cnt, b;
     int j;
     for (c0 = 0; c0 < n; c0 = c1) {
@@ -312,8 +310,8 @@ so_run_row_owned(const so_plan *p, const so_walk *w, const so_kernel *kn, char *
                     const char *fu = u + uo[q + SO_OWN_AHEAD];
                     for (b = 64; b < bb; b += 64) __builtin_prefetch(fo + b, 1);
                     /* the update rows are read once: into L2 only (prefetcht2), which
-                     * leaves L1's few fill buffers to out's rows (graph add, 2 threads:
-                     * 26.2 -> 25.2 ms; into L1 as well: the prefetches stall) */
+                     * leaves L1's few fill buffers to out's rows (into L1 as well, the
+                     * prefetches stall; docs/design.md, "Splitting a walk over threads") */
                     for (b = 0; b < ub; b += 64) __builtin_prefetch(fu + b, 0, 1);
                 }
             }

@@ -32,12 +32,10 @@ task_main(void *arg)
  * updates and writes its own part of out.  A block dim is split only when each
  * thread gets long runs of it.  Walks with neither (element-wise scatters, an
  * expanded-row index) split the index values instead (SO_SPLIT_OWNED, below; owned.c):
- * each thread reads every index but only its own updates and destinations.
- * Measured on this project's 2-core Intel machine, C loop, two threads against
- * one: a random scatter-add of 1e7 float32 into 1e7, 75 -> 40 ms; 1e6 rows of
- * 64 float32 added into 1e5 rows, 34 -> 20 ms.  (An earlier AMD machine gave
- * no gain for a branchy version that tested ownership update by update.)  A
- * block dim is split when each thread gets c->min_block_run elements of it. */
+ * each thread reads every index but only its own updates and destinations,
+ * compacted without a branch rather than tested update by update
+ * (docs/design.md, "Splitting a walk over threads").  A block dim is split
+ * when each thread gets c->min_block_run elements of it. */
 /* split_dim found none: split the values of the first index component
  * (SO_SPLIT_OWNED).  Every owner reads every index, so this wins only where
  * applying an update costs more than reading an index: see choose_split. */
@@ -77,18 +75,16 @@ split_dim(const so_plan *p, int nthreads, const so_walk_costs *c)
  *    index plus its half of the updates (so_owned_far_pays).
  *    Into an out in L2 (the vectorised compaction only), an update costs about
  *    what reading and compacting its index does: split from SO_OWNED_MIN_NEAR
- *    groups a thread, and never into an out in L1 (1e6 float32 updates, two threads over
- *    one: 1.00 into 4e3, 0.71 into 1.28e5; 1e5 into 3e4: 1.4x slower).
- *    Without the vectorised compaction, only an out of SO_MIN_OWNED_BYTES or
- *    more (scalar compaction, in cache: two threads slower than one);
+ *    groups a thread, and never into an out in L1.  Without the vectorised
+ *    compaction, only an out of SO_MIN_OWNED_BYTES or more (scalar
+ *    compaction, in cache: two threads slower than one);
  *  - a 1-D call with the direct form (call/direct.c: indices checked in their own
  *    dtype, one typed loop, one thread) runs it unless a split beats it
  *    (so_direct_form_pays): into an out in L1 or L2 nothing does (the owned
- *    split, 1e6 into 3e4 and 1e5: 1.2-1.7x slower on two threads; out of
- *    place the direct form reads its indices once, where the check beside
- *    the walk on a second thread read them twice: 1e6 int64 into 1e3
- *    float32 on two threads, 708 -> 656 us, 5 of 5 pairs); beyond L2 the owned
- *    split does where it pays (so_owned_far_pays).
+ *    split is slower on two threads; out of place the direct form reads its
+ *    indices once, where the check beside the walk on a second thread reads
+ *    them twice); beyond L2 the owned split does where it pays
+ *    (so_owned_far_pays).
  * That is the static part, in choose_split.  Whether the workers are there is
  * the other part: on a busy machine a worker is descheduled, or several
  * callers share the pool, and a thread's share then waits for it.  So each
@@ -96,11 +92,12 @@ split_dim(const so_plan *p, int nthreads, const so_walk_costs *c)
  * work and where out lives), whether its workers came late last time
  * (so_run_tasks_report, base/threads.c); a late call runs the next calls of
  * its kind on one thread, 2, 4, ... up to SO_LATE_BACKOFF_MAX of them, then
- * tries threads again (one on time halves the count).  Measured with
- * benchmarks/thread_grid.py (docs/performance.md).  The thread count never
- * changes the result.  The numbers (SO_MIN_WORK_PER_THREAD as
- * c->min_work_per_thread, and the others) are the call layer's (call/cost.h),
- * passed down with the thread count; the rules that read them are here. */
+ * tries threads again (one on time halves the count).  The measurements, and
+ * the command that repeats them: docs/design.md, "Splitting a walk over
+ * threads".  The thread count never changes the result.  The numbers
+ * (SO_MIN_WORK_PER_THREAD as c->min_work_per_thread, and the others) are the
+ * call layer's (call/cost.h), passed down with the thread count; the rules
+ * that read them are here. */
 
 /* where out lives: 0 in L1, 1 in L2, 2 beyond */
 int
@@ -129,14 +126,11 @@ out_bytes(const so_plan *p)
 }
 
 /* Into an out of `bytes` beyond L2, whether the owned split of single elements
- * pays (c->owned_far_bytes: SO_OWNED_FAR_BYTES).  On an AMD EPYC (AVX2, 512
- * KiB L2, 32 MiB L3), 1e6 random float32 adds on two threads, the owned split over the one-thread direct form, 11
- * interleaved pairs: into 2.5e5 elements 1.24 (in place) and 1.59 (out of
- * place), 1e6 1.04 and 1.18, 2e6 (8 MB) 1.34 and 1.49, 2.5e6-3.5e6 0.96-0.98
- * in place, 4e6 (16 MB) 0.80-0.97 and 0.82-1.09, 8e6 0.69 and 0.74, 3.2e7
- * 0.70 (docs/performance.md).  On an Intel Xeon with AVX-512 (its compaction
- * one instruction, and 2 MiB of L2 for each thread's half) the split won into
- * 1e6 already: 1.3-1.6x the serial numba loop on two threads. */
+ * pays (c->owned_far_bytes: SO_OWNED_FAR_BYTES).  With AVX-512 the compaction
+ * is one instruction, and the split pays as soon as out is beyond L2.  With
+ * AVX2's compaction it pays only once out no longer stays in L3 between calls:
+ * beyond half of L3 or SO_OWNED_FAR_BYTES, whichever is less (docs/design.md,
+ * "Splitting a walk over threads"). */
 int
 so_owned_far_pays(npy_intp bytes, const so_walk_costs *c)
 {

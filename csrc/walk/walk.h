@@ -90,8 +90,8 @@ int so_owned_far_pays(npy_intp bytes, const so_walk_costs *c);
  * into a 1-D out of size elements stride bytes apart would take is being
  * backed off (its workers came late: base/threads.c), counting this call as one it
  * declined; the direct form then runs it, faster on one thread than the
- * split's tasks one after another (1e6 float32 updates into 1e7 in place with
- * a busy CPU: 4.2 ms against 5.0). */
+ * split's tasks one after another (docs/design.md, "Splitting a walk over
+ * threads"). */
 int so_direct_form_backs_off(npy_intp size, npy_intp stride, npy_intp nupd);
 /* split.c: whether so_run_threaded would run this plan on several threads
  * now: a split applies, and its kind is not being backed off (if it is, this
