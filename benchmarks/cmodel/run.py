@@ -1,8 +1,9 @@
-"""Compile scatter_model.c (or runs_model.c, --model runs; prefetch_model.c, --model prefetch; rows_model.c, --model rows; partition_model.c, --model partition; fusedrows_model.c, --model fusedrows; four_model.c, --model four; check_model.c, --model check; wake_model.c, --model wake) with
+"""Compile scatter_model.c (or runs_model.c, --model runs; prefetch_model.c, --model prefetch; rows_model.c, --model rows; partition_model.c, --model partition; fusedrows_model.c, --model fusedrows; four_model.c, --model four; check_model.c, --model check; wake_model.c, --model wake; group_partition_model.c,
+--model group_partition) with
 gcc -O3 -march=native (the check model: -mavx2, and portable) into a temporary folder and print its ns per update for the out sizes of the
 one-thread targets (docs/performance.md has one run of each).
 
-    python benchmarks/cmodel/run.py [--model scatter|runs|prefetch|rows|partition|fusedrows|four|check|wake] [--sorted] [--updates N] [--repeat R] [SIZE ...]
+    python benchmarks/cmodel/run.py [--model scatter|runs|prefetch|rows|partition|fusedrows|four|check|wake|group_partition] [--sorted] [--updates N] [--repeat R] [SIZE ...]
     python benchmarks/cmodel/run.py --model prefetch 1000000 10000000 50000000
     python benchmarks/cmodel/run.py --model prefetch --updates 10000000 100000
     python benchmarks/cmodel/run.py --model four 100 1000 30000 100000
@@ -12,6 +13,7 @@ one-thread targets (docs/performance.md has one run of each).
     python benchmarks/cmodel/run.py --model four --nonneg --warm --repeat 11 1000000 1500000 2000000 4000000
     python benchmarks/cmodel/run.py --model check --updates 100000 2048 8192 32768   (SIZE: the chunk)
     python benchmarks/cmodel/run.py --model wake --updates 2001 2 50 500   (SIZE: us between jobs; --updates: jobs)
+    python benchmarks/cmodel/run.py --model group_partition --repeat 15 100000 1000   (SIZE: groups)
 """
 from __future__ import annotations
 
@@ -28,7 +30,8 @@ def main() -> None:
     ap.add_argument("sizes", nargs="*", type=int, default=[100, 1000, 30000, 1000000])
     ap.add_argument("--updates", type=int, default=1000000)
     ap.add_argument("--repeat", type=int, default=21)
-    ap.add_argument("--model", choices=["scatter", "runs", "prefetch", "rows", "partition", "fusedrows", "four", "check", "wake"], default="scatter")
+    ap.add_argument("--model", choices=["scatter", "runs", "prefetch", "rows", "partition", "fusedrows", "four", "check", "wake",
+                             "group_partition"], default="scatter")
     ap.add_argument("--sorted", action="store_true", help="runs model: sorted indices")
     ap.add_argument("--nonneg", action="store_true",
                     help="four model: indices in [0, size) (else half of them negative)")
