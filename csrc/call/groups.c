@@ -21,7 +21,10 @@
  * depend on the thread count.  Groups are split over threads by members only
  * for the ops whose partial results join exactly (integer sum and product,
  * max, min, argmax, argmin, first, last, any, all, count): each thread into
- * its own partial, joined in member order.
+ * its own partial, joined in member order.  A float sum of unsorted groups
+ * stays on one thread: a stable partition by group block would make it exact
+ * on several, but costs more than a second thread gains here
+ * (docs/design.md, "Group reductions: speed").
  */
 #include "call/groups.h"
 #include "call/cost.h"
