@@ -21,6 +21,8 @@
  * general_way.c     the plan and its walk, the mean, the fused copy of data
  * flat_targets.c    where each update lands, for the dtypes without a C loop
  * cost.c            the cost model's numbers as the walk takes them
+ * at_wide_run.c     _core.at with b one float64 value: the check, the loop's run
+ * mode_transform.c  mode= applied to the index values the check found outside
  */
 #ifndef SO_CALL_H
 #define SO_CALL_H
@@ -33,8 +35,39 @@
 #include "walk/walk.h"
 #include "call/cost.h"
 
-/* mode=: what an index outside its axis means (py/mode.c applies it) */
+/* mode=: what an index outside its axis means (mode_transform.c applies it) */
 enum { SO_MODE_RAISE, SO_MODE_WRAP, SO_MODE_CLIP, SO_MODE_DROP, SO_NMODES };
+
+/* The position in [0, s) of a value on an axis of size s under mode= (raw: its
+ * bits as uint64, is_unsigned: of an unsigned dtype): 0 with *pos set, 1 if
+ * mode="drop" skips its update, -1 if it raises (any value outside under
+ * "raise"; under "wrap" and "clip" on an axis of size 0: nothing to map to).
+ * mode_transform.c and py/route.c place every value by it. */
+static inline int
+so_mode_position(npy_uint64 raw, int is_unsigned, npy_intp s, int mode, npy_intp *pos)
+{
+    const npy_int64 v = (npy_int64)raw;
+    if (is_unsigned ? so_index_inside_unsigned(raw, s) : so_index_inside(v, s)) {
+        *pos = (npy_intp)(v < 0 ? v + s : v);
+        return 0;
+    }
+    if (mode == SO_MODE_RAISE) return -1;
+    if (mode == SO_MODE_DROP) return 1;
+    if (s == 0) return -1;
+    if (mode == SO_MODE_WRAP) {
+        npy_int64 r;
+        if (is_unsigned) {
+            *pos = (npy_intp)(raw % (npy_uint64)s);
+            return 0;
+        }
+        r = v % (npy_int64)s;
+        *pos = (npy_intp)(r < 0 ? r + s : r);
+    }
+    else {                          /* clip: below -s to 0, at or above s to s - 1 */
+        *pos = !is_unsigned && v < 0 ? 0 : s - 1;
+    }
+    return 0;
+}
 
 /* A checked call: every argument normalised, its index values not yet known
  * to be in range. */
@@ -266,5 +299,27 @@ so_status so_call_flat_targets(const so_call *c, const so_array *work, const so_
 int so_call_any_outside(const npy_intp *p, npy_intp n, npy_intp size);
 int so_call_run_wide(char *o, npy_intp aos, npy_intp size, const npy_intp *p, npy_intp n,
                      const npy_intp *rest, npy_intp m, double b, so_wide_fn wide, so_host *h);
+
+/* mode_transform.c: c->mode ("wrap", "clip" or "drop") applied to the values
+ * of c's indices, given as v: a fresh C-ordered intp copy of them (c->idx's
+ * shape).  so_mode_map: "wrap" or "clip", v mapped in place (u: the same
+ * values as uint64 where the user's dtype was uint64, whose values above
+ * intp's range were clamped in v; else NULL); returns 1 if an axis of size 0
+ * left its values as they are (the check then reports them), else 0.
+ * so_mode_keep: "drop", keep[g] = every component of index tuple g inside (the
+ * so_mode_groups(c) tuples: index values, or scatter_nd's rows), returns how
+ * many are kept.  so_mode_kept_tuples: scatter_elements under "drop", t (kept
+ * x c->idx.ndim) = the kept updates' whole index tuples in C order of their
+ * positions: the call as a scatter_nd. */
+static inline npy_intp
+so_mode_groups(const so_call *c)
+{
+    npy_intp bounds[SO_MAXDIMS];
+    const int nb = so_call_bounds(c, bounds);
+    return c->kind == SO_ND ? (nb > 0 ? c->nidx / nb : 0) : c->nidx;
+}
+int so_mode_map(const so_call *c, npy_intp *v, const npy_uint64 *u);
+npy_intp so_mode_keep(const so_call *c, const npy_intp *v, npy_bool *keep);
+void so_mode_kept_tuples(const so_call *c, const npy_intp *v, const npy_bool *keep, npy_intp *t);
 
 #endif
