@@ -23,6 +23,7 @@
  * cost.c            the cost model's numbers as the walk takes them
  * at_wide_run.c     _core.at with b one float64 value: the check, the loop's run
  * mode_transform.c  mode= applied to the index values the check found outside
+ * route_blocks.c    _core.route: scatterops.dask's chunk of updates grouped by block
  */
 #ifndef SO_CALL_H
 #define SO_CALL_H
@@ -42,7 +43,7 @@ enum { SO_MODE_RAISE, SO_MODE_WRAP, SO_MODE_CLIP, SO_MODE_DROP, SO_NMODES };
  * bits as uint64, is_unsigned: of an unsigned dtype): 0 with *pos set, 1 if
  * mode="drop" skips its update, -1 if it raises (any value outside under
  * "raise"; under "wrap" and "clip" on an axis of size 0: nothing to map to).
- * mode_transform.c and py/route.c place every value by it. */
+ * mode_transform.c and route_blocks.c place every value by it. */
 static inline int
 so_mode_position(npy_uint64 raw, int is_unsigned, npy_intp s, int mode, npy_intp *pos)
 {
@@ -321,5 +322,52 @@ so_mode_groups(const so_call *c)
 int so_mode_map(const so_call *c, npy_intp *v, const npy_uint64 *u);
 npy_intp so_mode_keep(const so_call *c, const npy_intp *v, npy_bool *keep);
 void so_mode_kept_tuples(const so_call *c, const npy_intp *v, const npy_bool *keep, npy_intp *t);
+
+/* route_blocks.c: _core.route's passes, scatterops.dask's routing of one chunk
+ * of updates to the blocks of data (py/route.c reads the arguments into an
+ * so_route and its payloads). */
+/* What the passes read: n rows of k index components, and how each component
+ * maps to a block of its axis.  scatter_elements (elements != 0) has k == 1
+ * and writes, instead of the local component, the flat offset in the block. */
+typedef struct {
+    const char *idx;
+    npy_intp n, row_stride, col_stride;
+    int item, is_unsigned;          /* the index dtype: item size, signedness */
+    int k, mode;
+    npy_intp size[SO_MAXDIMS], nblocks[SO_MAXDIMS];
+    npy_uint64 recip[SO_MAXDIMS];   /* equal chunks: 2^64 / width, rounded up; 0: search */
+    const npy_intp *starts[SO_MAXDIMS];     /* nblocks + 1 block starts */
+    int elements;
+    const npy_intp *pre_map, *post_map, *axis_len;
+    npy_intp naxis, npost, block_post;
+} so_route;
+
+/* A payload: pre x n x post items of item bytes, any strides, copied into a
+ * C-ordered pre x nkept x post array with the rows grouped as the indices. */
+typedef struct {
+    const char *in;
+    char *out;
+    npy_intp pre, post, item, spre, srow, spost;
+} so_payload;
+
+/* so_route_axis: axis j of r, of this size, cut into blocks at the nstarts
+ * block starts st (0 .. size, non-decreasing; st outlives r), *ntargets
+ * multiplied by its number of blocks: 0, or the SO_ROUTE_* fault.
+ * so_route_count: pass 1, count[t] += the rows of block t (count zeroed,
+ * *ntargets values): the rows kept, -1 at the first value in C order that
+ * raises (*bad_row, *bad_j; so_route_value gives its raw bits), -2 the host
+ * stopped it.  so_route_place: pass 2, the kept rows at their block's places:
+ * their local index (k components, or scatter_elements' flat offset in the
+ * block) into local_out (int32 if narrow, else intp), their rows of each
+ * payload into its out: 0, -1 no memory (nothing written), -2 the host
+ * stopped it part way. */
+enum { SO_ROUTE_BAD_ENDS = 1, SO_ROUTE_DECREASING, SO_ROUTE_TOO_MANY_BLOCKS };
+int so_route_axis(so_route *r, int j, npy_intp size, const npy_intp *st, npy_intp nstarts,
+                  npy_intp *ntargets);
+npy_uint64 so_route_value(const so_route *r, npy_intp row, int j);
+npy_intp so_route_count(const so_route *r, npy_intp *count, npy_intp *bad_row, int *bad_j,
+                        so_host *h);
+int so_route_place(const so_route *r, const npy_intp *count, npy_intp ntargets, char *local_out,
+                   int narrow, const so_payload *pay, int npay, npy_intp kept, so_host *h);
 
 #endif

@@ -242,7 +242,7 @@ int so_copy_apart(PyArrayObject *dst, PyArrayObject *src, int nthreads);
 PyObject *so_py_at_apply(PyObject *self, PyObject *args);
 /* route.c: _core.route(indices, sizes, starts, mode, local_dtype, payloads,
  * elements), scatterops.dask's routing of a chunk of updates to the blocks of
- * data: a stable counting sort by block, without the GIL */
+ * data: a stable counting sort by block, without the GIL (call/route_blocks.c) */
 PyObject *so_py_route(PyObject *self, PyObject *args);
 /* tables.c: the module constants KINDS, MODES, UFUNC_REDUCTIONS and
  * TYPED_DTYPES added to m (reductions: the REDUCTIONS constant), -1 raised;
