@@ -24,6 +24,7 @@
  * at_wide_run.c     _core.at with b one float64 value: the check, the loop's run
  * mode_transform.c  mode= applied to the index values the check found outside
  * route_blocks.c    _core.route: scatterops.dask's chunk of updates grouped by block
+ * at_index_arrays.c _core.at_apply: scatterops.at with an index array on every axis
  */
 #ifndef SO_CALL_H
 #define SO_CALL_H
@@ -369,5 +370,29 @@ npy_intp so_route_count(const so_route *r, npy_intp *count, npy_intp *bad_row, i
                         so_host *h);
 int so_route_place(const so_route *r, const npy_intp *count, npy_intp ntargets, char *local_out,
                    int narrow, const so_payload *pay, int npay, npy_intp kept, so_host *h);
+
+/* at_index_arrays.c: _core.at_apply, scatterops.at with an index array on
+ * every axis of a view (py/at_offsets.c reads the arguments into an
+ * so_at_arrays): every index value checked first (nothing written on a bad
+ * one), then the updates applied by the typed kernel at the offsets of the
+ * indexed elements in the view's memory, in C order of the broadcast shape,
+ * without the interpreter's lock (the host's unlock).  SO_DONE; SO_BAD_INDEX,
+ * nothing written; SO_NO_MEMORY; SO_FAILED: the host stopped it (memory holds
+ * the updates of a C-order prefix), or with no host error an array does not
+ * broadcast to dims or has no index type (nothing written). */
+#define SO_AT_MAX_ARRAYS SO_MAXDIMS
+typedef struct {
+    int k;                                  /* index arrays, one per axis of the view */
+    so_array arrays[SO_AT_MAX_ARRAYS];      /* integers of native byte order, aligned */
+    npy_intp size[SO_AT_MAX_ARRAYS];        /* the size (>= 1) of the axis each addresses */
+    npy_intp step[SO_AT_MAX_ARRAYS];        /* and its stride in elements of memory */
+    int nd;                                 /* the arrays' broadcast shape, not empty */
+    npy_intp dims[SO_MAXDIMS];
+    so_array upd;                           /* memory's dtype, aligned, broadcasting to dims */
+    char *memory;                           /* the view's elements from its lowest... */
+    npy_intp span;                          /* ...span of them, contiguous */
+    so_kernel kn;                           /* memory's typed kernel, needing no lock */
+} so_at_arrays;
+so_status so_call_at_arrays(const so_at_arrays *c, so_host *h);
 
 #endif

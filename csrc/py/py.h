@@ -238,7 +238,8 @@ int so_copy_into(PyArrayObject *dst, PyArrayObject *src);
 int so_same_bytes_apart(PyArrayObject *dst, PyArrayObject *src);
 int so_copy_apart(PyArrayObject *dst, PyArrayObject *src, int nthreads);
 /* at_offsets.c: _core.at_apply(memory, arrays, sizes, steps, shape, updates,
- * reduction), scatterops.at's call for index arrays on every axis */
+ * reduction), scatterops.at's call for index arrays on every axis, run by
+ * call/at_index_arrays.c */
 PyObject *so_py_at_apply(PyObject *self, PyObject *args);
 /* route.c: _core.route(indices, sizes, starts, mode, local_dtype, payloads,
  * elements), scatterops.dask's routing of a chunk of updates to the blocks of
