@@ -16,21 +16,32 @@
 #include "call/call.h"
 #include "base/nditer.h"
 
-int
-so_mode_map(const so_call *c, npy_intp *v, const npy_uint64 *u)
+/* The loop of so_mode_map, its mode and count in locals: the writes to v
+ * could otherwise reach c's fields (the build does not assume strict
+ * aliasing), and the compiler would read them again at every value. */
+static void
+map_values(npy_intp *v, const npy_uint64 *u, npy_intp n, const npy_intp *bounds, int nb,
+           int mode)
 {
-    npy_intp bounds[SO_MAXDIMS], j;
-    const int nb = so_call_bounds(c, bounds);
-    int k = 0, empty_axis = 0;
-    for (k = 0; k < nb; k++) empty_axis |= bounds[k] == 0;
-    k = 0;
-    for (j = 0; j < c->nidx && nb > 0; j++) {
+    npy_intp j;
+    int k = 0;
+    for (j = 0; j < n; j++) {
         const npy_intp s = bounds[k];
         if (s > 0) {
-            so_mode_position(u != NULL ? u[j] : (npy_uint64)v[j], u != NULL, s, c->mode, &v[j]);
+            so_mode_position(u != NULL ? u[j] : (npy_uint64)v[j], u != NULL, s, mode, &v[j]);
         }
         if (++k == nb) k = 0;
     }
+}
+
+int
+so_mode_map(const so_call *c, npy_intp *v, const npy_uint64 *u)
+{
+    npy_intp bounds[SO_MAXDIMS];
+    const int nb = so_call_bounds(c, bounds);
+    int k, empty_axis = 0;
+    for (k = 0; k < nb; k++) empty_axis |= bounds[k] == 0;
+    if (nb > 0) map_values(v, u, c->nidx, bounds, nb, c->mode);
     return empty_axis;
 }
 
