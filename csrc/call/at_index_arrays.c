@@ -22,7 +22,7 @@
  * bytes more per update (docs/design.md, "scatterops.at on index arrays").
  * The broadcast shape is walked by base/nditer.h's counter over all its dims
  * but the last (its dims merged first where every operand allows), the last
- * dim being the run the chunks cut.
+ * dim being the run the chunks cut (short runs gathered, several to a chunk).
  */
 #include "call/call.h"
 #include "base/nditer.h"
@@ -200,19 +200,46 @@ chunk_offsets(const at_walk *w, char *const *data, const npy_intp *st, npy_intp 
     return 0;
 }
 
+/* n items of isz bytes from src (byte stride ss) to the contiguous dst */
+static void
+gather_items(char *dst, const char *src, npy_intp ss, npy_intp n, npy_intp isz)
+{
+    npy_intp i;
+#define GATHER(B)                                                                      \
+    for (i = 0; i < n; i++) memcpy(dst + i * (B), src + i * ss, B);                    \
+    return;
+    switch (isz) {
+    case 1: GATHER(1)
+    case 2: GATHER(2)
+    case 4: GATHER(4)
+    case 8: GATHER(8)
+    case 16: GATHER(16)
+    default: GATHER((size_t)isz)
+    }
+#undef GATHER
+}
+
+/* The largest item a chunk's updates are gathered for, in bytes */
+#define SO_AT_GATHER_ITEM 16
+
 /* One pass over the shape, run by run and chunk by chunk: with apply, the
  * updates (operand k) applied at each chunk's offsets in memory; without,
- * only the values checked.  0, -1 if a value is out of range, -2 if poll
- * stopped it (in the second pass, memory holds the updates of a C-order
- * prefix). */
+ * only the values checked.  Where the runs are short (a broadcast last dim
+ * of a few values), a chunk is made of several runs: their offsets side by
+ * side and their updates gathered into a contiguous buffer, so that the
+ * kernel runs once a chunk, not once a run.  0, -1 if a value is out of
+ * range, -2 if poll stopped it (in the second pass, memory holds the updates
+ * of a C-order prefix). */
 static int
 run_chunks(const at_walk *w, int apply, so_poll *poll)
 {
     const so_at_arrays *c = w->c;
     const int nop = c->k + 1, outer = w->nd - 1;
     const npy_intp run = w->shape[outer], isz = c->kn.itemsize;
+    const int gather = apply && outer > 0 && run < SO_AT_CHUNK / 4 && isz <= SO_AT_GATHER_ITEM;
     char *data[SO_AT_MAX_ARRAYS + 1];
-    npy_intp st[SO_AT_MAX_ARRAYS + 1], buf[SO_AT_CHUNK], since_poll = 0, i0, n;
+    npy_intp st[SO_AT_MAX_ARRAYS + 1], buf[SO_AT_CHUNK], since_poll = 0, filled = 0, i0, n;
+    npy_longdouble ubuf[SO_AT_CHUNK * SO_AT_GATHER_ITEM / sizeof(npy_longdouble)];
     so_nditer it;
     int j, d;
     for (j = 0; j < nop; j++) st[j] = w->strides[j][outer];
@@ -225,19 +252,32 @@ run_chunks(const at_walk *w, int apply, so_poll *poll)
             data[j] = a->bytes + off;
         }
         for (i0 = 0; i0 < run; i0 += n) {
-            n = run - i0 < SO_AT_CHUNK ? run - i0 : SO_AT_CHUNK;
-            if (chunk_offsets(w, data, st, i0, n, apply ? buf : NULL)) return -1;
-            if (apply) {
+            n = run - i0 < SO_AT_CHUNK - filled ? run - i0 : SO_AT_CHUNK - filled;
+            if (chunk_offsets(w, data, st, i0, n, apply ? buf + filled : NULL)) return -1;
+            since_poll += n;
+            if (gather) {
+                gather_items((char *)ubuf + filled * isz, data[c->k] + i0 * st[c->k], st[c->k],
+                             n, isz);
+                filled += n;
+                if (filled < SO_AT_CHUNK) continue;
+                c->kn.elem(c->memory, 0, (const char *)buf, sizeof(npy_intp), c->span, isz,
+                           (const char *)ubuf, isz, filled, isz);
+                filled = 0;
+            }
+            else if (apply) {
                 c->kn.elem(c->memory, 0, (const char *)buf, sizeof(npy_intp), c->span, isz,
                            data[c->k] + i0 * st[c->k], st[c->k], n, isz);
             }
-            since_poll += n;
             if (since_poll >= SO_PIECE) {
                 since_poll = 0;
                 if (so_stopped(poll)) return -2;
             }
         }
     } while (so_nd_next(&it));
+    if (filled > 0) {
+        c->kn.elem(c->memory, 0, (const char *)buf, sizeof(npy_intp), c->span, isz,
+                   (const char *)ubuf, isz, filled, isz);
+    }
     return 0;
 }
 
