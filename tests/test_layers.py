@@ -11,7 +11,9 @@ uses a non-static function or variable that B defines.
 Besides: no .c file over 500 lines (one job a file), and every .c/.h starts with
 the comment that says its job.  A call's strategy is decided in one place: only
 call/choose.c reads the thresholds of call/cost.h that choose one, and py/ names no
-strategy (it hands the call to so_call_execute).
+strategy (it hands the call to so_call_execute), and applies no index rule: the
+call layer reads the index values (mode='s transform, the Dask routing, at_apply's
+offsets), the binding hands it the arrays.
 """
 import os
 import re
@@ -348,3 +350,26 @@ def test_one_file_decides_the_strategy():
     assert not found, f"only call/choose.c reads the thresholds that choose a strategy: {found}"
     assert set(_files_naming(CHOICE_THRESHOLDS)["call/choose.c"]) >= set(CHOICE_THRESHOLDS) - {
         "SO_ONE_PASS_MIN"}, "choose.c reads every threshold that chooses a strategy"
+
+
+# The index rules: what places an index value on its axis (in range, wrapped from the end,
+# mapped by mode=) and the counter that walks an index array's positions.  py/ converts
+# arrays and hands them to the call layer, which reads their values by these rules
+# (call/mode_transform.c, call/route_blocks.c, call/at_index_arrays.c, call/execute.c).
+INDEX_RULES = ("so_mode_position", "so_index_inside", "so_index_inside_unsigned", "so_wrap",
+               "so_clamp", "so_first_bad_run", "so_load_intp", "so_nd_init", "so_nd_next")
+# py/ files that still read index values themselves: _core.at's index reader (the first bad
+# value of an index array for NumPy's message, the flat offsets of element tuples).
+BINDING_READS_INDEX_VALUES = {"py/at_index.c"}
+
+
+def test_the_binding_reads_no_index_value():
+    found = {f: n for f, n in _files_naming(INDEX_RULES, layers=("py",)).items()
+             if f not in BINDING_READS_INDEX_VALUES}
+    assert not found, f"py/ hands index values to the call layer, it applies no index rule: {found}"
+
+
+def test_the_mode_rule_is_defined_in_the_call_layer():
+    defining = [f for f in c_files() if re.search(r"\bso_mode_position\s*\([^;{]*\)\s*\{",
+                                                  strip_comments_and_strings(read(f)))]
+    assert defining == ["call/call.h"], defining

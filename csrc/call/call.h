@@ -21,6 +21,10 @@
  * general_way.c     the plan and its walk, the mean, the fused copy of data
  * flat_targets.c    where each update lands, for the dtypes without a C loop
  * cost.c            the cost model's numbers as the walk takes them
+ * at_wide_run.c     _core.at with b one float64 value: the check, the loop's run
+ * mode_transform.c  mode= applied to the index values the check found outside
+ * route_blocks.c    _core.route: scatterops.dask's chunk of updates grouped by block
+ * at_index_arrays.c _core.at_apply: scatterops.at with an index array on every axis
  */
 #ifndef SO_CALL_H
 #define SO_CALL_H
@@ -33,8 +37,39 @@
 #include "walk/walk.h"
 #include "call/cost.h"
 
-/* mode=: what an index outside its axis means (py/mode.c applies it) */
+/* mode=: what an index outside its axis means (mode_transform.c applies it) */
 enum { SO_MODE_RAISE, SO_MODE_WRAP, SO_MODE_CLIP, SO_MODE_DROP, SO_NMODES };
+
+/* The position in [0, s) of a value on an axis of size s under mode= (raw: its
+ * bits as uint64, is_unsigned: of an unsigned dtype): 0 with *pos set, 1 if
+ * mode="drop" skips its update, -1 if it raises (any value outside under
+ * "raise"; under "wrap" and "clip" on an axis of size 0: nothing to map to).
+ * mode_transform.c and route_blocks.c place every value by it. */
+static inline int
+so_mode_position(npy_uint64 raw, int is_unsigned, npy_intp s, int mode, npy_intp *pos)
+{
+    const npy_int64 v = (npy_int64)raw;
+    if (is_unsigned ? so_index_inside_unsigned(raw, s) : so_index_inside(v, s)) {
+        *pos = (npy_intp)(v < 0 ? v + s : v);
+        return 0;
+    }
+    if (mode == SO_MODE_RAISE) return -1;
+    if (mode == SO_MODE_DROP) return 1;
+    if (s == 0) return -1;
+    if (mode == SO_MODE_WRAP) {
+        npy_int64 r;
+        if (is_unsigned) {
+            *pos = (npy_intp)(raw % (npy_uint64)s);
+            return 0;
+        }
+        r = v % (npy_int64)s;
+        *pos = (npy_intp)(r < 0 ? r + s : r);
+    }
+    else {                          /* clip: below -s to 0, at or above s to s - 1 */
+        *pos = !is_unsigned && v < 0 ? 0 : s - 1;
+    }
+    return 0;
+}
 
 /* A checked call: every argument normalised, its index values not yet known
  * to be in range. */
@@ -266,5 +301,98 @@ so_status so_call_flat_targets(const so_call *c, const so_array *work, const so_
 int so_call_any_outside(const npy_intp *p, npy_intp n, npy_intp size);
 int so_call_run_wide(char *o, npy_intp aos, npy_intp size, const npy_intp *p, npy_intp n,
                      const npy_intp *rest, npy_intp m, double b, so_wide_fn wide, so_host *h);
+
+/* mode_transform.c: c->mode ("wrap", "clip" or "drop") applied to the values
+ * of c's indices, given as v: a fresh C-ordered intp copy of them (c->idx's
+ * shape).  so_mode_map: "wrap" or "clip", v mapped in place (u: the same
+ * values as uint64 where the user's dtype was uint64, whose values above
+ * intp's range were clamped in v; else NULL); returns 1 if an axis of size 0
+ * left its values as they are (the check then reports them), else 0.
+ * so_mode_keep: "drop", keep[g] = every component of index tuple g inside (the
+ * so_mode_groups(c) tuples: index values, or scatter_nd's rows), returns how
+ * many are kept.  so_mode_kept_tuples: scatter_elements under "drop", t (kept
+ * x c->idx.ndim) = the kept updates' whole index tuples in C order of their
+ * positions: the call as a scatter_nd. */
+static inline npy_intp
+so_mode_groups(const so_call *c)
+{
+    npy_intp bounds[SO_MAXDIMS];
+    const int nb = so_call_bounds(c, bounds);
+    return c->kind == SO_ND ? (nb > 0 ? c->nidx / nb : 0) : c->nidx;
+}
+int so_mode_map(const so_call *c, npy_intp *v, const npy_uint64 *u);
+npy_intp so_mode_keep(const so_call *c, const npy_intp *v, npy_bool *keep);
+void so_mode_kept_tuples(const so_call *c, const npy_intp *v, const npy_bool *keep, npy_intp *t);
+
+/* route_blocks.c: _core.route's passes, scatterops.dask's routing of one chunk
+ * of updates to the blocks of data (py/route.c reads the arguments into an
+ * so_route and its payloads). */
+/* What the passes read: n rows of k index components, and how each component
+ * maps to a block of its axis.  scatter_elements (elements != 0) has k == 1
+ * and writes, instead of the local component, the flat offset in the block. */
+typedef struct {
+    const char *idx;
+    npy_intp n, row_stride, col_stride;
+    int item, is_unsigned;          /* the index dtype: item size, signedness */
+    int k, mode;
+    npy_intp size[SO_MAXDIMS], nblocks[SO_MAXDIMS];
+    npy_uint64 recip[SO_MAXDIMS];   /* equal chunks: 2^64 / width, rounded up; 0: search */
+    const npy_intp *starts[SO_MAXDIMS];     /* nblocks + 1 block starts */
+    int elements;
+    const npy_intp *pre_map, *post_map, *axis_len;
+    npy_intp naxis, npost, block_post;
+} so_route;
+
+/* A payload: pre x n x post items of item bytes, any strides, copied into a
+ * C-ordered pre x nkept x post array with the rows grouped as the indices. */
+typedef struct {
+    const char *in;
+    char *out;
+    npy_intp pre, post, item, spre, srow, spost;
+} so_payload;
+
+/* so_route_axis: axis j of r, of this size, cut into blocks at the nstarts
+ * block starts st (0 .. size, non-decreasing; st outlives r), *ntargets
+ * multiplied by its number of blocks: 0, or the SO_ROUTE_* fault.
+ * so_route_count: pass 1, count[t] += the rows of block t (count zeroed,
+ * *ntargets values): the rows kept, -1 at the first value in C order that
+ * raises (*bad_row, *bad_j; so_route_value gives its raw bits), -2 the host
+ * stopped it.  so_route_place: pass 2, the kept rows at their block's places:
+ * their local index (k components, or scatter_elements' flat offset in the
+ * block) into local_out (int32 if narrow, else intp), their rows of each
+ * payload into its out: 0, -1 no memory (nothing written), -2 the host
+ * stopped it part way. */
+enum { SO_ROUTE_BAD_ENDS = 1, SO_ROUTE_DECREASING, SO_ROUTE_TOO_MANY_BLOCKS };
+int so_route_axis(so_route *r, int j, npy_intp size, const npy_intp *st, npy_intp nstarts,
+                  npy_intp *ntargets);
+npy_uint64 so_route_value(const so_route *r, npy_intp row, int j);
+npy_intp so_route_count(const so_route *r, npy_intp *count, npy_intp *bad_row, int *bad_j,
+                        so_host *h);
+int so_route_place(const so_route *r, const npy_intp *count, npy_intp ntargets, char *local_out,
+                   int narrow, const so_payload *pay, int npay, npy_intp kept, so_host *h);
+
+/* at_index_arrays.c: _core.at_apply, scatterops.at with an index array on
+ * every axis of a view (py/at_offsets.c reads the arguments into an
+ * so_at_arrays): every index value checked first (nothing written on a bad
+ * one), then the updates applied by the typed kernel at the offsets of the
+ * indexed elements in the view's memory, in C order of the broadcast shape,
+ * without the interpreter's lock (the host's unlock).  SO_DONE; SO_BAD_INDEX,
+ * nothing written; SO_NO_MEMORY; SO_FAILED: the host stopped it (memory holds
+ * the updates of a C-order prefix), or with no host error an array does not
+ * broadcast to dims or has no index type (nothing written). */
+#define SO_AT_MAX_ARRAYS SO_MAXDIMS
+typedef struct {
+    int k;                                  /* index arrays, one per axis of the view */
+    so_array arrays[SO_AT_MAX_ARRAYS];      /* integers of native byte order, aligned */
+    npy_intp size[SO_AT_MAX_ARRAYS];        /* the size (>= 1) of the axis each addresses */
+    npy_intp step[SO_AT_MAX_ARRAYS];        /* and its stride in elements of memory */
+    int nd;                                 /* the arrays' broadcast shape, not empty */
+    npy_intp dims[SO_MAXDIMS];
+    so_array upd;                           /* memory's dtype, aligned, broadcasting to dims */
+    char *memory;                           /* the view's elements from its lowest... */
+    npy_intp span;                          /* ...span of them, contiguous */
+    so_kernel kn;                           /* memory's typed kernel, needing no lock */
+} so_at_arrays;
+so_status so_call_at_arrays(const so_at_arrays *c, so_host *h);
 
 #endif

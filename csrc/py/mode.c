@@ -1,18 +1,15 @@
 /*
- * py/mode.c: mode=, what an index outside its axis means.  "raise" (the
- * default) leaves every index to the check, which raises IndexError.  "wrap"
- * takes every index modulo its axis size (as numpy.put) and "clip" sends one
- * below the axis to 0 and one above to size - 1 (as JAX), both by mapping the
- * indices into a fresh array before the walk.  "drop" removes the updates
- * whose index is outside (in scatter_nd: any component of its tuple), keeping
- * the others in their order, so the walk never sees them.  None of this runs
- * unless the check the call makes anyway found an index outside (call.c):
- * indices that are all inside cost nothing more than under "raise".  An axis
- * of size 0 has no position to wrap or clip to: its indices stay as they are,
- * and the check reports them as under "raise".
+ * py/mode.c: mode=, what an index outside its axis means: its name parsed,
+ * and its transform (call/mode_transform.c) given the arrays it works on and
+ * made the call's.  "raise" (the default) leaves every index to the check,
+ * which raises IndexError.  "wrap" and "clip" map a fresh intp copy of the
+ * indices, which becomes the call's index; "drop" removes the updates whose
+ * index is outside, NumPy's boolean indexing taking the kept updates (and
+ * indices) by the call layer's mask, so the walk never sees them.  None of
+ * this runs unless the check the call makes anyway found an index outside
+ * (call.c): indices that are all inside cost nothing more than under "raise".
  */
 #include "py/py.h"
-#include "base/nditer.h"
 
 const char *const so_mode_names[SO_NMODES] = {"raise", "wrap", "clip", "drop"};
 
@@ -32,77 +29,29 @@ so_parse_mode(const char *func, PyObject *mode)
     return -1;
 }
 
-/* wrap or clip every value of the fresh C-contiguous intp array v (n values,
- * component j % nb checked against bounds[j % nb]).  u: the same values as
- * uint64 where the user's dtype was uint64 (whose values above intp's range
- * were clamped in v), else NULL. */
-static void
-map_values(npy_intp *v, const npy_uint64 *u, npy_intp n, const npy_intp *bounds, int nb,
-           int mode)
-{
-    npy_intp j;
-    int c = 0;
-    for (j = 0; j < n; j++) {
-        npy_intp s = bounds[c];
-        if (s > 0) {
-            so_mode_position(u != NULL ? u[j] : (npy_uint64)v[j], u != NULL, s, mode, &v[j]);
-        }
-        if (++c == nb) c = 0;
-    }
-}
-
-/* keep[g] = every component of index tuple g (nb values from v) in range;
- * returns how many are kept */
-static npy_intp
-keep_mask(const npy_intp *v, npy_intp ngroups, const npy_intp *bounds, int nb, npy_bool *keep)
-{
-    npy_intp g, kept = 0;
-    int c;
-    for (g = 0; g < ngroups; g++) {
-        npy_bool ok = 1;
-        for (c = 0; c < nb; c++) {
-            ok &= (npy_bool)so_index_inside(v[g * nb + c], bounds[c]);
-        }
-        keep[g] = ok;
-        kept += ok;
-    }
-    return kept;
-}
-
-/* scatter_elements under "drop": the kept updates as a scatter_nd of whole
- * index tuples, the axis coordinate from the index and the others from the
- * position, in C order of the positions. */
+/* scatter_elements under "drop": the kept updates' index tuples (kept x the
+ * index's ndim), a new array, or NULL raised */
 static PyArrayObject *
 elements_as_tuples(const so_args *a, const npy_intp *v, const npy_bool *keep, npy_intp kept)
 {
-    int r = PyArray_NDIM(a->idx), d;
-    npy_intp dims[2] = {kept, r}, p, n = so_size(a->idx), *t;
+    npy_intp dims[2] = {kept, PyArray_NDIM(a->idx)};
     PyArrayObject *res = (PyArrayObject *)PyArray_EMPTY(2, dims, NPY_INTP, 0);
-    so_nditer it;               /* its counts are the position's coordinates */
-    if (res == NULL) return NULL;
-    t = (npy_intp *)PyArray_DATA(res);
-    so_nd_init(&it, r, PyArray_DIMS(a->idx), 0, NULL);
-    for (p = 0; p < n; p++) {
-        if (keep[p]) {
-            for (d = 0; d < r; d++) *t++ = d == a->c.axis ? v[p] : it.count[d];
-        }
-        so_nd_next(&it);
-    }
+    if (res != NULL) so_mode_kept_tuples(&a->c, v, keep, (npy_intp *)PyArray_DATA(res));
     return res;
 }
 
 static int
-drop(so_args *a, PyArrayObject *flat, const npy_intp *bounds, int nb)
+drop(so_args *a, PyArrayObject *flat)
 {
     const npy_intp *v = (const npy_intp *)PyArray_DATA(flat);
     int q = PyArray_NDIM(a->idx), mq = a->c.kind == SO_ND ? q - 1 : q, d;
-    npy_intp ngroups = so_size(a->idx) / (a->c.kind == SO_ND ? nb : 1), kept;
+    npy_intp ngroups = so_mode_groups(&a->c), kept;
     PyArrayObject *mask, *idx = NULL, *upd = NULL;
     PyObject *key = NULL;
 
     mask = (PyArrayObject *)PyArray_EMPTY(mq, PyArray_DIMS(a->idx), NPY_BOOL, 0);
     if (mask == NULL) return -1;
-    kept = keep_mask(v, ngroups, bounds, nb, (npy_bool *)PyArray_DATA(mask));
+    kept = so_mode_keep(&a->c, v, (npy_bool *)PyArray_DATA(mask));
     if (kept == ngroups) {                   /* nothing to drop: the call as given */
         Py_DECREF(mask);
         return 0;
@@ -157,18 +106,17 @@ fail:
 int
 so_args_apply_mode(so_args *a)
 {
-    npy_intp bounds[SO_MAXDIMS];
     PyArrayObject *flat, *u = NULL;
-    int nb, rc = 0, mode = a->c.mode, c;
+    int rc = 0, mode = a->c.mode, empty_axis;
     if (mode == SO_MODE_RAISE || a->c.nidx == 0) return 0;
-    a->c.mode = SO_MODE_RAISE;                /* applied: what stays outside raises */
     if (so_args_intp_indices(a) < 0) return -1;
-    nb = so_args_bounds(a, bounds);
+    so_array_of(a->idx, &a->c.idx);
     flat = (PyArrayObject *)PyArray_NewCopy(a->idx, NPY_CORDER);
     if (flat == NULL) return -1;
     if (mode == SO_MODE_DROP) {
-        rc = drop(a, flat, bounds, nb);
+        rc = drop(a, flat);
         Py_DECREF(flat);
+        a->c.mode = SO_MODE_RAISE;            /* applied: what stays outside raises */
         return rc;
     }
     if (mode == SO_MODE_WRAP && PyTypeNum_ISUNSIGNED(PyArray_TYPE(a->given_idx)) &&
@@ -181,12 +129,10 @@ so_args_apply_mode(so_args *a)
             return -1;
         }
     }
-    map_values((npy_intp *)PyArray_DATA(flat), u ? (const npy_uint64 *)PyArray_DATA(u) : NULL,
-               so_size(flat), bounds, nb, mode);
+    empty_axis = so_mode_map(&a->c, (npy_intp *)PyArray_DATA(flat),
+                             u ? (const npy_uint64 *)PyArray_DATA(u) : NULL);
     Py_XDECREF(u);
     Py_SETREF(a->idx, flat);
-    for (c = 0; c < nb; c++) {
-        if (bounds[c] == 0) return so_args_check_indices(a, 1);   /* raises for them */
-    }
-    return 0;
+    a->c.mode = SO_MODE_RAISE;                /* applied: what stays outside raises */
+    return empty_axis ? so_args_check_indices(a, 1) : 0;   /* raises for them */
 }

@@ -131,8 +131,9 @@ PyArrayObject *so_view_of(PyArrayObject *a, PyArray_Descr *descr, const npy_intp
                           const npy_intp *strides);
 
 /* mode.c: mode= (NULL: the default), as SO_MODE_*, or -1 raised; and a->mode
- * applied to a parsed call (the indices wrapped or clipped, or the updates whose
- * index is outside dropped), after which a->mode is "raise": 0, or -1 raised
+ * applied to a parsed call by call/mode_transform.c (the indices wrapped or
+ * clipped, or the updates whose index is outside dropped), after which a->mode
+ * is "raise": 0, or -1 raised
  * (also the IndexError of a value that wrap or clip cannot map: an axis of
  * size 0 has no position).  The check a call makes
  * anyway (SO_OUT_OF_RANGE) is what calls for it, before anything is written,
@@ -141,36 +142,6 @@ PyArrayObject *so_view_of(PyArrayObject *a, PyArray_Descr *descr, const npy_intp
 extern const char *const so_mode_names[SO_NMODES];
 int so_parse_mode(const char *func, PyObject *mode);
 int so_args_apply_mode(so_args *a);
-/* mode.c, route.c: the position in [0, s) of a value on an axis of size s under
- * mode= (raw: its bits as uint64, is_unsigned: of an unsigned dtype): 0 with *pos set, 1 if
- * mode="drop" skips its update, -1 if it raises (any value outside under
- * "raise"; under "wrap" and "clip" on an axis of size 0: nothing to map to). */
-static inline int
-so_mode_position(npy_uint64 raw, int is_unsigned, npy_intp s, int mode, npy_intp *pos)
-{
-    const npy_int64 v = (npy_int64)raw;
-    if (is_unsigned ? so_index_inside_unsigned(raw, s) : so_index_inside(v, s)) {
-        *pos = (npy_intp)(v < 0 ? v + s : v);
-        return 0;
-    }
-    if (mode == SO_MODE_RAISE) return -1;
-    if (mode == SO_MODE_DROP) return 1;
-    if (s == 0) return -1;
-    if (mode == SO_MODE_WRAP) {
-        npy_int64 r;
-        if (is_unsigned) {
-            *pos = (npy_intp)(raw % (npy_uint64)s);
-            return 0;
-        }
-        r = v % (npy_int64)s;
-        *pos = (npy_intp)(r < 0 ? r + s : r);
-    }
-    else {                          /* clip: below -s to 0, at or above s to s - 1 */
-        *pos = !is_unsigned && v < 0 ? 0 : s - 1;
-    }
-    return 0;
-}
-
 /* call.c: run a checked call; the result (a new reference), or NULL with an
  * exception set.  _core._choose(kind, data, indices, updates, axis, reduction,
  * include_self, mode, out, nthreads): the name of the strategy
@@ -267,11 +238,12 @@ int so_copy_into(PyArrayObject *dst, PyArrayObject *src);
 int so_same_bytes_apart(PyArrayObject *dst, PyArrayObject *src);
 int so_copy_apart(PyArrayObject *dst, PyArrayObject *src, int nthreads);
 /* at_offsets.c: _core.at_apply(memory, arrays, sizes, steps, shape, updates,
- * reduction), scatterops.at's call for index arrays on every axis */
+ * reduction), scatterops.at's call for index arrays on every axis, run by
+ * call/at_index_arrays.c */
 PyObject *so_py_at_apply(PyObject *self, PyObject *args);
 /* route.c: _core.route(indices, sizes, starts, mode, local_dtype, payloads,
  * elements), scatterops.dask's routing of a chunk of updates to the blocks of
- * data: a stable counting sort by block, without the GIL */
+ * data: a stable counting sort by block, without the GIL (call/route_blocks.c) */
 PyObject *so_py_route(PyObject *self, PyObject *args);
 /* tables.c: the module constants KINDS, MODES, UFUNC_REDUCTIONS and
  * TYPED_DTYPES added to m (reductions: the REDUCTIONS constant), -1 raised;
