@@ -281,8 +281,71 @@ run_chunks(const at_walk *w, int apply, so_poll *poll)
     return 0;
 }
 
+/* Where the runs are short (a broadcast last dim of a few values, under
+ * SO_AT_SHORT_RUN), each operand's values copied in C order of the shape into
+ * one contiguous buffer (blocks[j], freed by the caller), and flat made the
+ * call on those: one run of every value.  0, or -1 without memory. */
+#define SO_AT_SHORT_RUN 16
+static int
+flatten(const so_at_arrays *c, const at_walk *w, so_at_arrays *flat, char **blocks)
+{
+    const int nop = c->k + 1;
+    npy_intp n = 1, i;
+    int j, d;
+    for (d = 0; d < w->nd; d++) n *= w->shape[d];
+    *flat = *c;
+    flat->nd = 1;
+    flat->dims[0] = n;
+    for (j = 0; j < nop; j++) {
+        const so_array *a = j < c->k ? &c->arrays[j] : &c->upd;
+        so_array *f = j < c->k ? &flat->arrays[j] : &flat->upd;
+        const npy_intp isz = a->itemsize;
+        const npy_intp *stride = w->strides[j];
+        so_nditer it;
+        char *dst = blocks[j] = (char *)malloc((size_t)(n * isz));
+        if (dst == NULL) return -1;
+        so_nd_init(&it, w->nd, w->shape, 1, &stride);
+        i = 0;
+        do {
+            memcpy(dst + i * isz, a->bytes + it.off[0], (size_t)isz);
+            i++;
+        } while (so_nd_next(&it));
+        f->bytes = dst;
+        f->ndim = 1;
+        f->dims = &flat->dims[0];
+        f->strides = &f->itemsize;
+        f->c_contiguous = 1;
+        f->aligned = 1;
+    }
+    return 0;
+}
+
+static so_status at_arrays_run(const so_at_arrays *c, so_host *h);
+
 so_status
 so_call_at_arrays(const so_at_arrays *c, so_host *h)
+{
+    at_walk *w;
+    so_at_arrays *flat;
+    char *blocks[SO_AT_MAX_ARRAYS + 1] = {NULL};
+    so_status st;
+    int j;
+    if (c->nd < 2 || c->dims[c->nd - 1] >= SO_AT_SHORT_RUN) return at_arrays_run(c, h);
+    w = malloc(sizeof *w);
+    flat = malloc(sizeof *flat);
+    if (w == NULL || flat == NULL) st = SO_NO_MEMORY;
+    else if (make_walk(c, w) < 0) st = SO_FAILED;
+    else if (w->nd < 2 || w->shape[w->nd - 1] >= SO_AT_SHORT_RUN) st = at_arrays_run(c, h);
+    else if (flatten(c, w, flat, blocks) < 0) st = SO_NO_MEMORY;
+    else st = at_arrays_run(flat, h);
+    for (j = 0; j <= c->k; j++) free(blocks[j]);
+    free(flat);
+    free(w);
+    return st;
+}
+
+static so_status
+at_arrays_run(const so_at_arrays *c, so_host *h)
 {
     at_walk *w = malloc(sizeof *w);
     so_poll *poll;
