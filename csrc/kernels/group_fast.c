@@ -32,9 +32,15 @@ so_group_fast_takes(const so_group_loop *L)
     return op_ok && type_ok && layout_ok;
 }
 
-/* the member's group: IDV the id of member n of a loop over ids, or g0 */
-#define ID_I64(n) (L->gid[n])
-#define ID_I32(n) ((npy_intp)L->gid32[n])
+/* the member's group: the id of member n of a loop over ids, or g0.  The id
+ * arrays are read through locals (IDS): a store to a cell may alias *L for
+ * the compiler, which would reload L->gid at every member. */
+#define IDS                                                                              \
+    const npy_intp *const gid_ = L->gid;                                                 \
+    const npy_int32 *const gid32_ = L->gid32;                                            \
+    (void)gid_; (void)gid32_
+#define ID_I64(n) (gid_[n])
+#define ID_I32(n) ((npy_intp)gid32_[n])
 #define ID_SEG(n) ((void)(n), g0)
 
 /* One loop: for each member n of [n0, n1) with its cell row r (T *) of group
@@ -45,7 +51,6 @@ so_group_fast_takes(const so_group_loop *L)
 static void                                                                              \
 NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0)          \
 {                                                                                        \
-    typedef SO_BITS_##T BT;                                                              \
     const npy_intp size = L->size, inner = L->inner;                                     \
     const npy_intp s = L->sn / (npy_intp)sizeof(T);                                      \
     const T *v = (const T *)(L->v + o * L->so);                                          \
@@ -54,7 +59,8 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
     npy_bool *seen = L->seen != NULL ? L->seen + o * size : NULL;                        \
     npy_intp *pos = L->pos != NULL ? L->pos + o * size * inner : NULL;                   \
     npy_intp n, i;                                                                       \
-    (void)g0; (void)cnt; (void)seen; (void)pos; (void)i; (void)sizeof(BT);               \
+    IDS;                                                                                 \
+    (void)g0; (void)cnt; (void)seen; (void)pos; (void)i;                                 \
     if (inner == 1) {                                                                    \
         for (n = n0; n < n1; n++) {                                                      \
             const npy_intp g = IDF(n);                                                   \
@@ -80,31 +86,19 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
     }                                                                                    \
 }
 
-/* the unsigned type of each computing type's size */
-#define SO_BITS_npy_int64 npy_uint64
-#define SO_BITS_npy_uint64 npy_uint64
-#define SO_BITS_npy_float npy_uint32
-#define SO_BITS_npy_double npy_uint64
-
 #define ROW(STMT) for (i = 0; i < inner; i++) { STMT; }
 
 /* the ops, on a value xv and its cell r[0] (or x[i], r[i] of a row) */
 #define SUM1(T, UT) r[0] = (T)((UT)r[0] + (UT)xv)
 #define SUMI(T, UT) ROW(r[i] = (T)((UT)r[i] + (UT)x[i]))
-/* keep the cell if it is greater (less) or a NaN, else take x: a select on
- * the bits (BT: an unsigned type of T's size), made without a branch, whose
- * outcome is random */
+/* keep the cell if it is greater (less) or a NaN, else take x: two selects
+ * on the values, which the compiler makes without a branch (a maxss / minss
+ * and a blend for floats, cmov for integers): the outcome is random */
 #define KEEP(T, ISNAN, CMP, R, X)                                                        \
     do {                                                                                 \
         const T c_ = (R), x_ = (X);                                                      \
-        BT cb_, xb_, m_;                                                                 \
-        T out_;                                                                          \
-        memcpy(&cb_, &c_, sizeof(T));                                                    \
-        memcpy(&xb_, &x_, sizeof(T));                                                    \
-        m_ = (BT)0 - (BT)((c_ CMP x_) | ISNAN(c_));                                      \
-        cb_ = (cb_ & m_) | (xb_ & ~m_);                                                  \
-        memcpy(&out_, &cb_, sizeof(T));                                                  \
-        (R) = out_;                                                                      \
+        const T m_ = c_ CMP x_ ? c_ : x_;                                                \
+        (R) = ISNAN(c_) ? c_ : m_;                                                       \
     } while (0)
 #define MAX1(T, ISNAN) KEEP(T, ISNAN, >, r[0], xv); seen[g] = 1
 #define MAXI(T, ISNAN) ROW(KEEP(T, ISNAN, >, r[i], x[i])) seen[g] = 1
@@ -231,6 +225,7 @@ pairs_##NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_i
     const T *v = (const T *)(L->v + o * L->so);                                          \
     struct PT *pr = (struct PT *)L->pairs + o * size;                                    \
     npy_intp n;                                                                          \
+    IDS;                                                                                 \
     (void)g0;                                                                            \
     for (n = n0; n < n1; n++) {                                                          \
         const npy_intp g = IDF(n);                                                       \
@@ -298,6 +293,7 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
     const npy_intp size = L->size;                                                       \
     npy_intp *cnt = L->cnt + o * size;                                                   \
     npy_intp n;                                                                          \
+    IDS;                                                                                 \
     (void)g0;                                                                            \
     for (n = n0; n < n1; n++) {                                                          \
         const npy_intp g = IDF(n);                                                       \
