@@ -59,9 +59,9 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
     npy_bool *seen = L->seen != NULL ? L->seen + o * size : NULL;                        \
     npy_intp *pos = L->pos != NULL ? L->pos + o * size * inner : NULL;                   \
     npy_intp n, i;                                                                       \
-    IDS;                                                                                 \
     (void)g0; (void)cnt; (void)seen; (void)pos; (void)i;                                 \
     if (inner == 1) {                                                                    \
+        IDS;                                                                             \
         for (n = n0; n < n1; n++) {                                                      \
             const npy_intp g = IDF(n);                                                   \
             if ((npy_uintp)g >= (npy_uintp)size) continue;                               \
@@ -75,6 +75,8 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
         return;                                                                          \
     }                                                                                    \
     for (n = n0; n < n1; n++) {                                                          \
+        /* per member: a row loop with L->gid held in a register is longer */            \
+        IDS;                                                                             \
         const npy_intp g = IDF(n);                                                       \
         if ((npy_uintp)g >= (npy_uintp)size) continue;                                   \
         {                                                                                \
