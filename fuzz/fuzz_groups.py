@@ -60,7 +60,9 @@ def _ids(fs, src, n, size, dt):
         elif kind < 19:
             vals.append(src.pick([size, size + 1, -2]))
         else:
-            vals.append(src.pick([2 ** 63 - 1, -2 ** 63, 2 ** 31, 255, 2 ** 64 - 1]))
+            # past the group table's limit (a ValueError without size=) or an IndexError;
+            # an id of 2**31 would ask for a legitimate table of many GiB
+            vals.append(src.pick([2 ** 63 - 1, -2 ** 63, 2 ** 62, 255, 2 ** 64 - 1]))
     bits = 8 * dt.itemsize
     u = np.array([v % (1 << bits) for v in vals], dtype=np.uint64).astype(f"u{dt.itemsize}")
     return (u.view(f"i{dt.itemsize}") if dt.kind == "i" else u).astype(dt)
