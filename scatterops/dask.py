@@ -239,6 +239,8 @@ def _locate(kind: int, idx: np.ndarray, geo: Dict[str, Any], payloads: Tuple[Any
     n = _prod(space)
     k = idx.shape[-1] if kind == _ND else 1
     rows = idx.reshape(n, k)
+    if rows.size == 0 and rows.dtype.kind not in "iu":
+        rows = rows.astype(np.intp)         # an empty index array of any dtype holds no index
     if not rows.dtype.isnative:
         rows = rows.astype(rows.dtype.newbyteorder("="))
     elements = None

@@ -150,6 +150,19 @@ def test_matches_the_top_level_function_bit_for_bit_or_raises_as_it_does(c):
 
 # ----------------------------------------------------------------------------- fixed cases
 
+@pytest.mark.parametrize("indices", [[], np.empty((9, 9, 0)), np.empty((0,), np.float32)],
+                         ids=["empty-list", "float-9x9x0", "float-0"])
+def test_an_empty_index_array_of_any_dtype_routes_as_the_top_level_call_takes_it(indices):
+    # scatter_nd with k = 0 components: each index tuple is the whole of data, whatever the
+    # (empty) index array's dtype; the routing once refused a non-integer one
+    data = np.array([-1.0, -2.0, 0.0, -3.0, -1.0])
+    updates = np.arange(5.0) if np.ndim(indices) <= 1 else np.arange(405.0).reshape(9, 9, 5)
+    for red in ("none", "mul"):
+        want = scatterops.scatter_nd(data, indices, updates, reduction=red)
+        got = sd.scatter_nd(data, indices, updates, reduction=red, chunks=(1,)).compute()
+        _same_bits(want, got)
+
+
 def test_multi_dimensional_index_chunks_keep_the_global_c_order():
     # indices chunked on both axes: chunk order is not C order; the last write must still win
     # and the float sums must be added in C order
