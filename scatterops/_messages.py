@@ -192,8 +192,7 @@ MESSAGES: Dict[str, Tuple[type, _Text]] = {
     "group_out_dtype": (TypeError, lambda f: f"out has dtype {f['got']}, expected the result's "
                                              f"dtype {f['want']}"),
     "group_fill_value": (ValueError, lambda f: f"fill_value={f['got']!r} cannot be held by the "
-                                               f"result dtype {f['dtype']} (a NaN, an infinity or a number outside its "
-                                               f"integer range)"),
+                                               f"result's integer dtype {f['dtype']}"),
     "group_fill_shape": (ValueError, lambda f: f"fill_value must be a scalar, got shape "
                                                f"{f['shape']}"),
 }

@@ -267,16 +267,14 @@ def _fill(name: str, func: str, fill_value, dtype: np.dtype) -> np.ndarray:
         raise ValueError(f"{name}: fill_value must be a scalar, got shape {fv.shape}")
     # a Python int too large for int64 / uint64 comes as an object array: its range is checked
     # too; a complex fill is held by its real part, as astype keeps it
-    # a datetime64 / timedelta64 result holds an int64, or NaT for a NaN
-    if dtype.kind in "iubmM" and (fv.dtype.kind in "biufc" or isinstance(fv.item(), int)):
+    if dtype.kind in "iub" and (fv.dtype.kind in "biufc" or isinstance(fv.item(), int)):
         v = fv.item()
         v = v.real if isinstance(v, complex) else v
-        if isinstance(v, float) and not np.isfinite(v) and not (dtype.kind in "mM" and v != v):
+        if isinstance(v, float) and not np.isfinite(v):
             raise ValueError(f"{name}: fill_value={fill_value!r} cannot be held by the result "
                              f"dtype {dtype}")
-        box = np.dtype(np.int64) if dtype.kind in "mM" else dtype
-        lo, hi = (0, 1) if dtype.kind == "b" else (int(np.iinfo(box).min), int(np.iinfo(box).max))
-        if v == v and not lo <= int(v) <= hi:
+        lo, hi = (0, 1) if dtype.kind == "b" else (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max))
+        if not lo <= int(v) <= hi:
             raise ValueError(f"{name}: fill_value={fill_value!r} is outside the range "
                              f"[{lo}, {hi}] of the result dtype {dtype}")
     try:

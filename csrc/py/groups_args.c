@@ -337,16 +337,14 @@ default_fill(const so_group_args *a, PyArray_Descr *rd)
 }
 
 /* A NaN, an infinity or a value outside the range of an integer result is
- * refused, and so are an infinity and a number outside int64 for a datetime64
- * or timedelta64 result (a NaN is NaT there): 0 good, -1 raised. */
+ * refused: 0 good, -1 raised. */
 static int
 check_int_fill(const so_group_args *a, PyObject *fill, PyArrayObject *fa, PyArray_Descr *rd)
 {
     PyObject *item, *lo, *hi, *as_int = NULL;
     int bad = 0;
-    const int time = rd->kind == 'M' || rd->kind == 'm';
-    const int bits = time ? 64 : (int)PyDataType_ELSIZE(rd) * 8;
-    if (rd->kind != 'i' && rd->kind != 'u' && rd->kind != 'b' && !time) return 0;
+    const int bits = (int)PyDataType_ELSIZE(rd) * 8;
+    if (rd->kind != 'i' && rd->kind != 'u' && rd->kind != 'b') return 0;
     if (PyArray_DESCR(fa)->kind == 'c' || PyArray_DESCR(fa)->kind == 'O' ||
             PyArray_DESCR(fa)->kind == 'f' || PyArray_DESCR(fa)->kind == 'i' ||
             PyArray_DESCR(fa)->kind == 'u' || PyArray_DESCR(fa)->kind == 'b') {
@@ -356,19 +354,15 @@ check_int_fill(const so_group_args *a, PyObject *fill, PyArrayObject *fa, PyArra
             Py_SETREF(item, PyObject_GetAttrString(item, "real"));
             if (item == NULL) return -1;
         }
-        if (PyFloat_Check(item) && !isfinite(PyFloat_AS_DOUBLE(item))) {
-            bad = !(time && isnan(PyFloat_AS_DOUBLE(item)));
-        }
-        else if (PyFloat_Check(item) || PyLong_Check(item)) {
-            as_int = PyNumber_Long(item);
-        }
+        if (PyFloat_Check(item) && !isfinite(PyFloat_AS_DOUBLE(item))) bad = 1;
+        else if (PyFloat_Check(item) || PyLong_Check(item)) as_int = PyNumber_Long(item);
         Py_DECREF(item);
         if (!bad && as_int != NULL) {
             if (rd->kind == 'b') {
                 lo = PyLong_FromLong(0);
                 hi = PyLong_FromLong(1);
             }
-            else if (rd->kind == 'i' || time) {
+            else if (rd->kind == 'i') {
                 lo = PyLong_FromLongLong(-(1LL << (bits - 2)) * 2);
                 hi = PyLong_FromUnsignedLongLong((1ULL << (bits - 1)) - 1);
             }
