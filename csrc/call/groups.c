@@ -13,9 +13,9 @@
  *   pass divides by s (log: less log(s)).
  * The common cases run kernels/group_fast.c's loops (so_group_fast_takes),
  * the rest kernels/group.c's; this file's pass_members is the one place that
- * picks a member loop.  Under mode="raise" the first pass checks each piece's
- * ids just before it takes the piece's members (the check's reads stay in
- * cache for the loop), and a bad id stops the call.
+ * picks a member loop.  Under mode="raise" the first pass checks the ids: the
+ * fast loops as they read each one (L.stop_bad), the others a piece's ids
+ * just before they take its members; a bad id stops the call.
  * Segments are walked segment by segment, and split over threads by segment:
  * each cell is still summed in member order by one thread, so the bits do not
  * depend on the thread count.  Groups are split over threads by members only
@@ -46,10 +46,12 @@ so_group_unlocks(npy_intp n, npy_intp cells)
 }
 
 /* What a pass does with a piece: members [n0, n1) of outer row o, all of
- * group g (a segment) or each of its gid (g < 0). */
+ * group g (a segment) or each of its gid (g < 0); returns the member whose
+ * bad id stopped it (a first pass whose loop checks the ids, L.stop_bad), or
+ * -1. */
 typedef struct pass pass;
 struct pass {
-    void (*fn)(const pass *p, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g);
+    npy_intp (*fn)(const pass *p, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g);
     so_group_loop L;
     const so_group_call *c;
     char *m;                    /* the maxima (logsumexp, softmax) */
@@ -58,14 +60,16 @@ struct pass {
     int log;
     int fast;                   /* pass_members: so_group_fast runs L */
     int segsums;                /* segments: so_group_segsums runs them, a batch at a time */
-    int check;                  /* each piece's ids checked first */
+    int check;                  /* the ids checked: by the member loop itself
+                                 * (L.stop_bad), else each piece's first */
 };
 
-static void
+static npy_intp
 pass_members(const pass *p, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g)
 {
-    if (p->fast) so_group_fast(&p->L, o, n0, n1, g);
-    else so_group_members(&p->L, o, n0, n1, g);
+    if (p->fast) return so_group_fast(&p->L, o, n0, n1, g);
+    so_group_members(&p->L, o, n0, n1, g);
+    return -1;
 }
 
 /* NumPy's loop on n contiguous items of buf, in place */
@@ -77,18 +81,19 @@ run_ufunc(const so_group_ufunc_loop *u, char *buf, npy_intp n, npy_intp isz)
     if (n > 0) u->fn(args, &n, steps, u->data);
 }
 
-static void
+static npy_intp
 pass_lse_terms(const pass *p, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g)
 {
     npy_intp k = so_group_diffs(&p->L, p->m, p->terms, o, n0, n1);
     (void)g;
     run_ufunc(&p->c->exp, p->terms, k, so_group_itemsize(p->L.type));
     so_group_add_terms(&p->L, p->sums, p->terms, o, n0, n1);
+    return -1;
 }
 
 /* softmax: the result holds x - m; the sums take exp of it (log: the result
  * keeps x - m and the exp goes into terms) */
-static void
+static npy_intp
 pass_softmax_terms(const pass *p, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g)
 {
     const npy_intp isz = so_group_itemsize(p->L.type);
@@ -101,13 +106,15 @@ pass_softmax_terms(const pass *p, npy_intp o, npy_intp n0, npy_intp n1, npy_intp
     }
     run_ufunc(&p->c->exp, at, k, isz);
     so_group_add_terms(&p->L, p->sums, at, o, n0, n1);
+    return -1;
 }
 
-static void
+static npy_intp
 pass_scale(const pass *p, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g)
 {
     (void)g;
     so_group_scale(&p->L, p->L.res, p->sums, p->log, o, n0, n1);
+    return -1;
 }
 
 /* A share of a pass for one thread: segments [g0, g1) of every outer row, or
@@ -136,8 +143,9 @@ run_share(void *arg)
             for (n0 = s->n0; n0 < s->n1; n0 += piece) {
                 const npy_intp n1 = n0 + piece < s->n1 ? n0 + piece : s->n1;
                 if (so_stopped(s->poll)) goto stop;
-                if (p->check && o == 0 && (s->bad = so_group_bad_id(L, n0, n1)) >= 0) return NULL;
-                if (L->outer > 0) p->fn(p, o, n0, n1, -1);
+                if (p->check && o == 0 && (!L->stop_bad || L->outer == 0) &&
+                    (s->bad = so_group_bad_id(L, n0, n1)) >= 0) return NULL;
+                if (L->outer > 0 && (s->bad = p->fn(p, o, n0, n1, -1)) >= 0) return NULL;
             }
             continue;
         }
@@ -299,6 +307,8 @@ first_pass(so_group_call *c, pass *p, npy_intp ncells, int nthreads, so_poll *po
     p->fast = so_group_fast_takes(&p->L);
     p->segsums = c->indptr != NULL && so_group_segsums_takes(&p->L);
     p->check = c->check_ids;
+    /* the fast loops check each id as they read it */
+    p->L.stop_bad = p->check && p->fast;
     if (p->fast && (op == SO_G_MAX || op == SO_G_MIN || op == SO_G_FIRST || op == SO_G_LAST)) {
         c->seen = (npy_bool *)calloc((size_t)(c->ncnt > 0 ? c->ncnt : 1), 1);
         if (c->seen == NULL) return -1;
@@ -320,6 +330,7 @@ first_pass(so_group_call *c, pass *p, npy_intp ncells, int nthreads, so_poll *po
     if (p->fast) so_group_fast_start(&p->L, p->L.res, p->L.pos, ncells);
     rc = run_pass(p, nthreads, poll, &c->bad);
     p->check = 0;
+    p->L.stop_bad = 0;
     p->segsums = 0;
     if (p->L.pairs != NULL && rc == 0) so_group_unpair(&p->L, c->ncnt);
     p->L.pairs = NULL;

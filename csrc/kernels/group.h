@@ -39,6 +39,8 @@ typedef struct {
     int type;                   /* SO_GT_* */
     int op;                     /* SO_G_* */
     int skipnan;                /* a NaN member counts as absent (the nan-variants) */
+    int stop_bad;               /* so_group_fast: a member whose id is outside [0, size)
+                                 * stops the loop (mode="raise"), else it is skipped */
     char *res;                  /* cells of the computing type (ANY, ALL: npy_bool) */
     npy_intp *pos;              /* ARGMAX, ARGMIN: the member index of each cell's best */
     npy_intp *cnt;              /* members so far: per cell when skipnan, else per (outer, group) */
@@ -85,8 +87,10 @@ void so_group_members(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp 
 int so_group_fast_takes(const so_group_loop *L);
 /* group_fast.c: the start of ncells cells (and their positions) of a fast L */
 void so_group_fast_start(const so_group_loop *L, char *res, npy_intp *pos, npy_intp ncells);
-/* group_fast.c: as so_group_members, for an L so_group_fast_takes */
-void so_group_fast(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g);
+/* group_fast.c: as so_group_members, for an L so_group_fast_takes; returns
+ * the member whose id stopped the loop (L->stop_bad), else -1.  The members
+ * before it have been taken. */
+npy_intp so_group_fast(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g);
 /* group_fast.c: the sums of segments [g0, g1) of outer row o (offsets ip),
  * several segments at a time, for an L so_group_segsums_takes (a sum of
  * single values that keeps no count) */

@@ -48,10 +48,11 @@ so_group_fast_takes(const so_group_loop *L)
  * value row; STEP1 the op on one value (inner == 1: xv, r[0]), STEPI on
  * element i of a row. */
 #define FAST(NAME, T, IDF, STEP1, STEPI)                                                 \
-static void                                                                              \
+static npy_intp                                                                          \
 NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0)          \
 {                                                                                        \
     const npy_intp size = L->size, inner = L->inner;                                     \
+    const int stop = L->stop_bad;                                                        \
     const npy_intp s = L->sn / (npy_intp)sizeof(T);                                      \
     const T *v = (const T *)(L->v + o * L->so);                                          \
     T *res = (T *)L->res + o * size * inner;                                             \
@@ -64,7 +65,10 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
         IDS;                                                                             \
         for (n = n0; n < n1; n++) {                                                      \
             const npy_intp g = IDF(n);                                                   \
-            if ((npy_uintp)g >= (npy_uintp)size) continue;                               \
+            if ((npy_uintp)g >= (npy_uintp)size) {                                       \
+                if (stop) return n;                                                      \
+                continue;                                                                \
+            }                                                                            \
             {                                                                            \
                 const T xv = v[n * s];                                                   \
                 T *r = res + g;                                                          \
@@ -72,13 +76,16 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
                 STEP1;                                                                   \
             }                                                                            \
         }                                                                                \
-        return;                                                                          \
+        return -1;                                                                       \
     }                                                                                    \
     for (n = n0; n < n1; n++) {                                                          \
         /* per member: a row loop with L->gid held in a register is longer */            \
         IDS;                                                                             \
         const npy_intp g = IDF(n);                                                       \
-        if ((npy_uintp)g >= (npy_uintp)size) continue;                                   \
+        if ((npy_uintp)g >= (npy_uintp)size) {                                           \
+            if (stop) return n;                                                          \
+            continue;                                                                    \
+        }                                                                                \
         {                                                                                \
             const T *restrict x = v + n * s;                                             \
             T *restrict r = res + g * inner;                                             \
@@ -86,6 +93,7 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
             STEPI;                                                                       \
         }                                                                                \
     }                                                                                    \
+    return -1;                                                                           \
 }
 
 #define ROW(STMT) for (i = 0; i < inner; i++) { STMT; }
@@ -134,20 +142,19 @@ FAST(first_##NAME, T, IDF, FIRST1, FIRSTI)                                      
 FAST(last_##NAME, T, IDF, LAST1, LASTI)                                                  \
 FAST(argmax_##NAME, T, IDF, ARG1(ISNAN, >), ARGI(ISNAN, >))                              \
 FAST(argmin_##NAME, T, IDF, ARG1(ISNAN, <), ARGI(ISNAN, <))                              \
-static void                                                                              \
+static npy_intp                                                                          \
 run_##NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0)    \
 {                                                                                        \
     switch (L->op) {                                                                     \
     case SO_G_SUM:                                                                       \
-        if (L->counted) sumc_##NAME(L, o, n0, n1, g0);                                   \
-        else sum_##NAME(L, o, n0, n1, g0);                                               \
-        break;                                                                           \
-    case SO_G_MAX: max_##NAME(L, o, n0, n1, g0); break;                                  \
-    case SO_G_MIN: min_##NAME(L, o, n0, n1, g0); break;                                  \
-    case SO_G_FIRST: first_##NAME(L, o, n0, n1, g0); break;                              \
-    case SO_G_LAST: last_##NAME(L, o, n0, n1, g0); break;                                \
-    case SO_G_ARGMAX: argmax_##NAME(L, o, n0, n1, g0); break;                            \
-    default: argmin_##NAME(L, o, n0, n1, g0); break;                                     \
+        if (L->counted) return sumc_##NAME(L, o, n0, n1, g0);                            \
+        return sum_##NAME(L, o, n0, n1, g0);                                             \
+    case SO_G_MAX: return max_##NAME(L, o, n0, n1, g0);                                  \
+    case SO_G_MIN: return min_##NAME(L, o, n0, n1, g0);                                  \
+    case SO_G_FIRST: return first_##NAME(L, o, n0, n1, g0);                              \
+    case SO_G_LAST: return last_##NAME(L, o, n0, n1, g0);                                \
+    case SO_G_ARGMAX: return argmax_##NAME(L, o, n0, n1, g0);                            \
+    default: return argmin_##NAME(L, o, n0, n1, g0);                                     \
     }                                                                                    \
 }
 
@@ -220,21 +227,26 @@ struct pair_f32 { npy_float s; npy_intp c; };
 struct pair_f64 { npy_double s; npy_intp c; };
 
 #define PAIR_LOOP(NAME, T, PT, IDF)                                                      \
-static void                                                                              \
+static npy_intp                                                                          \
 pairs_##NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0)  \
 {                                                                                        \
     const npy_intp size = L->size, s = L->sn / (npy_intp)sizeof(T);                      \
     const T *v = (const T *)(L->v + o * L->so);                                          \
     struct PT *pr = (struct PT *)L->pairs + o * size;                                    \
+    const int stop = L->stop_bad;                                                        \
     npy_intp n;                                                                          \
     IDS;                                                                                 \
     (void)g0;                                                                            \
     for (n = n0; n < n1; n++) {                                                          \
         const npy_intp g = IDF(n);                                                       \
-        if ((npy_uintp)g >= (npy_uintp)size) continue;                                   \
+        if ((npy_uintp)g >= (npy_uintp)size) {                                           \
+            if (stop) return n;                                                          \
+            continue;                                                                    \
+        }                                                                                \
         pr[g].s = pr[g].s + v[n * s];                                                    \
         pr[g].c++;                                                                       \
     }                                                                                    \
+    return -1;                                                                           \
 }
 PAIR_LOOP(f32_i64, npy_float, pair_f32, ID_I64)
 PAIR_LOOP(f32_i32, npy_float, pair_f32, ID_I32)
@@ -289,10 +301,11 @@ FAST_TYPE(f64, npy_double, npy_double, IS_NAN)
 
 /* COUNT reads no values: one loop per kind of ids */
 #define COUNT_LOOP(NAME, IDF)                                                            \
-static void                                                                              \
+static npy_intp                                                                          \
 NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0)          \
 {                                                                                        \
     const npy_intp size = L->size;                                                       \
+    const int stop = L->stop_bad;                                                        \
     npy_intp *cnt = L->cnt + o * size;                                                   \
     npy_intp n;                                                                          \
     IDS;                                                                                 \
@@ -300,12 +313,14 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
     for (n = n0; n < n1; n++) {                                                          \
         const npy_intp g = IDF(n);                                                       \
         if ((npy_uintp)g < (npy_uintp)size) cnt[g]++;                                    \
+        else if (stop) return n;                                                         \
     }                                                                                    \
+    return -1;                                                                           \
 }
 COUNT_LOOP(count_i64, ID_I64)
 COUNT_LOOP(count_i32, ID_I32)
 
-void
+npy_intp
 so_group_fast(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g)
 {
     /* ids: 0 int64, 1 int32, 2 one segment */
@@ -313,39 +328,35 @@ so_group_fast(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_
     if (L->op == SO_G_COUNT) {
         if (ids == 2) {
             if (n1 > n0) L->cnt[o * L->size + g] += n1 - n0;
+            return -1;
         }
-        else if (ids == 1) count_i32(L, o, n0, n1, g);
-        else count_i64(L, o, n0, n1, g);
-        return;
+        return ids == 1 ? count_i32(L, o, n0, n1, g) : count_i64(L, o, n0, n1, g);
     }
 #define BY_IDS(NAME)                                                                     \
     if (ids == 2 && L->op == SO_G_SUM && !L->counted && L->inner == 1) {                 \
         segsum_##NAME(L, o, n0, n1, g);                                                  \
-        break;                                                                           \
+        return -1;                                                                       \
     }                                                                                    \
     switch (ids) {                                                                       \
-    case 0: run_##NAME##_i64(L, o, n0, n1, g); break;                                    \
-    case 1: run_##NAME##_i32(L, o, n0, n1, g); break;                                    \
-    default: run_##NAME##_seg(L, o, n0, n1, g); break;                                   \
+    case 0: return run_##NAME##_i64(L, o, n0, n1, g);                                    \
+    case 1: return run_##NAME##_i32(L, o, n0, n1, g);                                    \
+    default: return run_##NAME##_seg(L, o, n0, n1, g);                                   \
     }
     if (L->pairs != NULL) {
         if (L->type == SO_GT_F32) {
-            if (ids == 0) pairs_f32_i64(L, o, n0, n1, g);
-            else if (ids == 1) pairs_f32_i32(L, o, n0, n1, g);
-            else pairs_f32_seg(L, o, n0, n1, g);
+            if (ids == 0) return pairs_f32_i64(L, o, n0, n1, g);
+            if (ids == 1) return pairs_f32_i32(L, o, n0, n1, g);
+            return pairs_f32_seg(L, o, n0, n1, g);
         }
-        else {
-            if (ids == 0) pairs_f64_i64(L, o, n0, n1, g);
-            else if (ids == 1) pairs_f64_i32(L, o, n0, n1, g);
-            else pairs_f64_seg(L, o, n0, n1, g);
-        }
-        return;
+        if (ids == 0) return pairs_f64_i64(L, o, n0, n1, g);
+        if (ids == 1) return pairs_f64_i32(L, o, n0, n1, g);
+        return pairs_f64_seg(L, o, n0, n1, g);
     }
     switch (L->type) {
-    case SO_GT_I64: BY_IDS(i64) break;
-    case SO_GT_U64: BY_IDS(u64) break;
-    case SO_GT_F32: BY_IDS(f32) break;
-    default: BY_IDS(f64) break;
+    case SO_GT_I64: BY_IDS(i64)
+    case SO_GT_U64: BY_IDS(u64)
+    case SO_GT_F32: BY_IDS(f32)
+    default: BY_IDS(f64)
     }
 #undef BY_IDS
 }
