@@ -43,6 +43,11 @@ so_group_fast_takes(const so_group_loop *L)
 #define ID_I32(n) ((npy_intp)gid32_[n])
 #define ID_SEG(n) ((void)(n), g0)
 
+/* The row loops prefetch the cells of the member this many ahead: a row's
+ * cells are a random place in a table that outgrows the caches (message
+ * passing), and the loop alone keeps too few rows in flight to hide the wait. */
+#define ROW_AHEAD 8
+
 /* One loop: for each member n of [n0, n1) with its cell row r (T *) of group
  * g (index kc = o * size + g of its count or seen flag), x (const T *) its
  * value row; STEP1 the op on one value (inner == 1: xv, r[0]), STEPI on
@@ -53,6 +58,8 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
 {                                                                                        \
     const npy_intp size = L->size, inner = L->inner;                                     \
     const int stop = L->stop_bad;                                                        \
+    /* a table of cells in L1 needs no prefetch */                                       \
+    const int ahead = size * inner * (npy_intp)sizeof(T) > so_cache_bytes(1);            \
     const npy_intp s = L->sn / (npy_intp)sizeof(T);                                      \
     const T *v = (const T *)(L->v + o * L->so);                                          \
     T *res = (T *)L->res + o * size * inner;                                             \
@@ -60,7 +67,7 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
     npy_bool *seen = L->seen != NULL ? L->seen + o * size : NULL;                        \
     npy_intp *pos = L->pos != NULL ? L->pos + o * size * inner : NULL;                   \
     npy_intp n, i;                                                                       \
-    (void)g0; (void)cnt; (void)seen; (void)pos; (void)i;                                 \
+    (void)g0; (void)cnt; (void)seen; (void)pos; (void)i; (void)ahead;                    \
     if (inner == 1) {                                                                    \
         IDS;                                                                             \
         for (n = n0; n < n1; n++) {                                                      \
@@ -82,6 +89,15 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
         /* per member: a row loop with L->gid held in a register is longer */            \
         IDS;                                                                             \
         const npy_intp g = IDF(n);                                                       \
+        if (ahead && n + ROW_AHEAD < n1) {                                               \
+            const npy_intp ga = IDF(n + ROW_AHEAD);                                      \
+            if ((npy_uintp)ga < (npy_uintp)size) {                                       \
+                const char *ra = (const char *)(res + ga * inner);                       \
+                npy_intp b_;                                                             \
+                for (b_ = 0; b_ < inner * (npy_intp)sizeof(T); b_ += 64)                 \
+                    __builtin_prefetch(ra + b_, 1);                                      \
+            }                                                                            \
+        }                                                                                \
         if ((npy_uintp)g >= (npy_uintp)size) {                                           \
             if (stop) return n;                                                          \
             continue;                                                                    \
