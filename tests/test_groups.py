@@ -336,3 +336,56 @@ def test_the_softmax_index_error_offers_no_mode(mod):
     assert "mode" not in str(e.value)
     with pytest.raises(IndexError, match="mode='drop'"):
         mod.group_reduce([1.0, 2.0], [0, 5], size=2)
+
+
+def _starts(dtype):
+    """Values equal to the starts the fast loops give their cells: the least and greatest
+    value (max, min) and the bits that first and last start at (a NaN with a payload for
+    the floats), beside ordinary ones."""
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        payload = {4: np.uint32(0x7FD5A5A5), 8: np.uint64(0x7FFA5A5A5A5A5A5A)}[dt.itemsize]
+        return np.array([-np.inf, np.inf, 0.0, -0.0, 1.5, np.nan], dt).tolist() + [
+            np.array(payload).view(dt)[()]]
+    info = np.iinfo(dt)
+    other = info.min + 0x5A5A5A5A if dt.kind == "i" else info.max - 0x5A5A5A5A
+    return [info.min, info.max, 0, 1, other]
+
+
+@pytest.mark.parametrize("func", ["max", "min", "first", "last", "argmax", "nanmax"])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "uint64"])
+@pytest.mark.parametrize("features", [None, 3])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_members_equal_to_a_cells_start_count_as_members(func, dtype, features, threads):
+    """A group whose members all hold the value its cells start at is not empty: it keeps
+    that value where an empty group gets fill_value, on one thread and on two."""
+    rng = np.random.default_rng(11)
+    n, size = 1 << 19, 600
+    starts = np.array(_starts(dtype), dtype)
+    shape = (n,) if features is None else (n, features)
+    values = starts[rng.integers(0, len(starts), shape)]
+    groups = rng.integers(0, size, n)
+    groups[groups >= 500] = rng.integers(0, 500, np.count_nonzero(groups >= 500))  # 500-599 empty
+    # groups 0 .. len(starts) - 1 hold one start each, nothing else
+    for k, s in enumerate(starts):
+        values[groups == k] = s
+    with scatterops.threads(threads):
+        mine = outcome(scatterops.group_reduce, values, groups, func, size=size, fill_value=7)
+    assert_same(mine, outcome(reference.group_reduce, values, groups, func, size=size,
+                              fill_value=7))
+
+
+@pytest.mark.parametrize("func", ["first", "last", "max", "sum"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_first_bad_id_is_named_in_a_long_call(func, threads):
+    """The fast loops check the ids as they read them (first's from the last member): the
+    message still names the first bad one, and out keeps what it held."""
+    n = 3 << 18
+    values = np.arange(n, dtype=np.float64)
+    groups = np.arange(n) % 5
+    groups[[700000, 300001, 600000]] = [9, -2, 11]
+    out = np.full(5, 4.0)
+    with scatterops.threads(threads):
+        with pytest.raises(IndexError, match=r"groups\[300001\] = -2"):
+            scatterops.group_reduce(values, groups, func, size=5, out=out)
+    assert bits(out) == bits(np.full(5, 4.0))

@@ -140,6 +140,17 @@ run_share(void *arg)
     npy_intp o, n0, g, done = 0;
     for (o = 0; o < rows; o++) {
         if (ip == NULL) {
+            if (L->backward && L->outer > 0) {
+                /* the pieces from the last; the first bad id is the last met */
+                npy_intp k = (s->n1 - s->n0 + piece - 1) / piece, b;
+                while (k-- > 0) {
+                    const npy_intp a = s->n0 + k * piece, e = a + piece < s->n1 ? a + piece : s->n1;
+                    if (so_stopped(s->poll)) goto stop;
+                    if ((b = p->fn(p, o, a, e, -1)) >= 0) s->bad = b;
+                }
+                if (s->bad >= 0) return NULL;
+                continue;
+            }
             for (n0 = s->n0; n0 < s->n1; n0 += piece) {
                 const npy_intp n1 = n0 + piece < s->n1 ? n0 + piece : s->n1;
                 if (so_stopped(s->poll)) goto stop;
@@ -237,6 +248,7 @@ run_partials(const pass *p, share *shares, int n, so_poll *poll, npy_intp *bad)
     if (!failed) {
         so_run_tasks_polled(run_share, shares, sizeof(share), n, poll);
         stopped = shares_end(shares, n, bad);
+        for (t = 0; t < n && !stopped && p->fast; t++) so_group_fast_seen(&passes[t].L, ncnt);
         for (t = 1; t < n && !stopped; t++) so_group_combine(&passes[0].L, &passes[t].L, ncells, ncnt);
     }
     for (t = 1; passes != NULL && t < n; t++) {
@@ -309,6 +321,7 @@ first_pass(so_group_call *c, pass *p, npy_intp ncells, int nthreads, so_poll *po
     p->check = c->check_ids;
     /* the fast loops check each id as they read it */
     p->L.stop_bad = p->check && p->fast;
+    p->L.backward = c->indptr == NULL && so_group_runs_backward(&p->L);
     if (p->fast && (op == SO_G_MAX || op == SO_G_MIN || op == SO_G_FIRST || op == SO_G_LAST)) {
         c->seen = (npy_bool *)calloc((size_t)(c->ncnt > 0 ? c->ncnt : 1), 1);
         if (c->seen == NULL) return -1;
@@ -329,7 +342,9 @@ first_pass(so_group_call *c, pass *p, npy_intp ncells, int nthreads, so_poll *po
     p->L.seen = c->seen;
     if (p->fast) so_group_fast_start(&p->L, p->L.res, p->L.pos, ncells);
     rc = run_pass(p, nthreads, poll, &c->bad);
+    if (rc == 0 && p->fast) so_group_fast_seen(&p->L, c->ncnt);
     p->check = 0;
+    p->L.backward = 0;
     p->L.stop_bad = 0;
     p->segsums = 0;
     if (p->L.pairs != NULL && rc == 0) so_group_unpair(&p->L, c->ncnt);

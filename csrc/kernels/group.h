@@ -41,6 +41,8 @@ typedef struct {
     int skipnan;                /* a NaN member counts as absent (the nan-variants) */
     int stop_bad;               /* so_group_fast: a member whose id is outside [0, size)
                                  * stops the loop (mode="raise"), else it is skipped */
+    int backward;               /* so_group_fast: the members of a piece run from the last
+                                 * (first of single values by ids, so_group_runs_backward) */
     char *res;                  /* cells of the computing type (ANY, ALL: npy_bool) */
     npy_intp *pos;              /* ARGMAX, ARGMIN: the member index of each cell's best */
     npy_intp *cnt;              /* members so far: per cell when skipnan, else per (outer, group) */
@@ -80,13 +82,23 @@ void so_group_members(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp 
  * members (inner == 1) or contiguous rows (inner > 1), the ops SUM, MAX, MIN,
  * FIRST, LAST, ARGMAX, ARGMIN and COUNT on int64, uint64, float32 and float64.
  * Each gives the bits of so_group_members, but keeps only what its cells
- * need: SUM counts only when counted (a mean); MAX, MIN, FIRST and LAST mark
- * `seen` (cnt NULL), their cells started by so_group_fast_start; ARGMAX and
+ * need: SUM counts only when counted (a mean); MAX, MIN, FIRST and LAST keep
+ * `seen` (cnt NULL), their cells started by so_group_fast_start and the flags
+ * completed by so_group_fast_seen; ARGMAX and
  * ARGMIN keep no count, a position of -1 meaning no member yet.
  * so_group_fast_takes: whether L is such a case. */
 int so_group_fast_takes(const so_group_loop *L);
+/* group_fast.c: whether L (first of single values, by ids) may run backward:
+ * its pieces taken from the last, and each piece's members from its last */
+int so_group_runs_backward(const so_group_loop *L);
 /* group_fast.c: the start of ncells cells (and their positions) of a fast L */
 void so_group_fast_start(const so_group_loop *L, char *res, npy_intp *pos, npy_intp ncells);
+/* group_fast.c: after a fast L's loops (max, min, first and last), the seen
+ * flags of its ncnt (outer, group)s completed: the loops mark only a group
+ * whose member left a cell at its start, and this marks every group whose
+ * first cell moved off its start.  Before partials are joined or fill_value
+ * is written. */
+void so_group_fast_seen(const so_group_loop *L, npy_intp ncnt);
 /* group_fast.c: as so_group_members, for an L so_group_fast_takes; returns
  * the member whose id stopped the loop (L->stop_bad), else -1.  The members
  * before it have been taken. */

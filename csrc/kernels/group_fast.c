@@ -126,13 +126,22 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
         const T m_ = c_ CMP x_ ? c_ : x_;                                                \
         (R) = ISNAN(c_) ? c_ : m_;                                                       \
     } while (0)
-#define MAX1(T, ISNAN) KEEP(T, ISNAN, >, r[0], xv); seen[g] = 1
-#define MAXI(T, ISNAN) ROW(KEEP(T, ISNAN, >, r[i], x[i])) seen[g] = 1
-#define MIN1(T, ISNAN) KEEP(T, ISNAN, <, r[0], xv); seen[g] = 1
-#define MINI(T, ISNAN) ROW(KEEP(T, ISNAN, <, r[i], x[i])) seen[g] = 1
+/* Max, min, and first and last of single values, mark a group seen only when
+ * a member leaves its cell at the start (max: a member equal to the least
+ * value; first, last: a member with the start's bits), a branch that is
+ * almost never taken in place of a store each member; so_group_fast_seen then
+ * marks every cell that moved off its start.  The first element of a row
+ * stands for the row: a group with members whose first cell is still at the
+ * start had a member at the start there. */
+#define MAX1(T, ISNAN, LO) KEEP(T, ISNAN, >, r[0], xv); if (xv == (LO)) seen[g] = 1
+#define MAXI(T, ISNAN, LO) ROW(KEEP(T, ISNAN, >, r[i], x[i])) if (x[0] == (LO)) seen[g] = 1
+#define MIN1(T, ISNAN, HI) KEEP(T, ISNAN, <, r[0], xv); if (xv == (HI)) seen[g] = 1
+#define MINI(T, ISNAN, HI) ROW(KEEP(T, ISNAN, <, r[i], x[i])) if (x[0] == (HI)) seen[g] = 1
+/* FIRST1: a segment's members (L->backward: groups' members run backward,
+ * first_back) */
 #define FIRST1 if (!seen[g]) { r[0] = xv; seen[g] = 1; }
 #define FIRSTI if (!seen[g]) { ROW(r[i] = x[i]) seen[g] = 1; }
-#define LAST1 r[0] = xv; seen[g] = 1
+#define LAST1(BITS, SB) r[0] = xv; if (BITS(xv) == (SB)) seen[g] = 1
 #define LASTI ROW(r[i] = x[i]) seen[g] = 1
 #define ARG1(ISNAN, BETTER)                                                              \
     if (pos[g] < 0 || (!ISNAN(r[0]) && (ISNAN(xv) || xv BETTER r[0]))) {                 \
@@ -147,15 +156,46 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
     })
 #define COUNT1 cnt[g]++
 
+/* First of single values by ids (L->backward): the members from the last to
+ * the first, each stored as last's are, so that the first member's store is
+ * the one that stays; the caller walks the pieces backward too.  A bad id
+ * (L->stop_bad) is remembered, not a stop: the one returned is the first. */
+#define FIRST_BACK(NAME, T, IDF, BITS, SB)                                               \
+static npy_intp                                                                          \
+NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0)          \
+{                                                                                        \
+    const npy_intp size = L->size, s = L->sn / (npy_intp)sizeof(T);                      \
+    const int stop = L->stop_bad;                                                        \
+    const T *v = (const T *)(L->v + o * L->so);                                          \
+    T *res = (T *)L->res + o * size;                                                     \
+    npy_bool *seen = L->seen + o * size;                                                 \
+    npy_intp n, bad = -1;                                                                \
+    IDS;                                                                                 \
+    (void)g0;                                                                            \
+    for (n = n1; n-- > n0;) {                                                            \
+        const npy_intp g = IDF(n);                                                       \
+        if ((npy_uintp)g >= (npy_uintp)size) {                                           \
+            if (stop) bad = n;                                                           \
+            continue;                                                                    \
+        }                                                                                \
+        {                                                                                \
+            const T xv = v[n * s];                                                       \
+            res[g] = xv;                                                                 \
+            if (BITS(xv) == (SB)) seen[g] = 1;                                           \
+        }                                                                                \
+    }                                                                                    \
+    return bad;                                                                          \
+}
+
 /* the loops of one (type, kind of ids): SUM without and with counts, MAX,
  * MIN, FIRST, LAST, ARGMAX, ARGMIN, COUNT */
-#define FAST_SET(NAME, T, UT, ISNAN, IDF)                                                \
+#define FAST_SET(NAME, T, UT, ISNAN, IDF, BITS, LO, HI, SB)                              \
 FAST(sum_##NAME, T, IDF, SUM1(T, UT), SUMI(T, UT))                                       \
 FAST(sumc_##NAME, T, IDF, SUM1(T, UT); cnt[g]++, SUMI(T, UT) cnt[g]++)                   \
-FAST(max_##NAME, T, IDF, MAX1(T, ISNAN), MAXI(T, ISNAN))                                 \
-FAST(min_##NAME, T, IDF, MIN1(T, ISNAN), MINI(T, ISNAN))                                 \
+FAST(max_##NAME, T, IDF, MAX1(T, ISNAN, LO), MAXI(T, ISNAN, LO))                         \
+FAST(min_##NAME, T, IDF, MIN1(T, ISNAN, HI), MINI(T, ISNAN, HI))                         \
 FAST(first_##NAME, T, IDF, FIRST1, FIRSTI)                                               \
-FAST(last_##NAME, T, IDF, LAST1, LASTI)                                                  \
+FAST(last_##NAME, T, IDF, LAST1(BITS, SB), LASTI)                                        \
 FAST(argmax_##NAME, T, IDF, ARG1(ISNAN, >), ARGI(ISNAN, >))                              \
 FAST(argmin_##NAME, T, IDF, ARG1(ISNAN, <), ARGI(ISNAN, <))                              \
 static npy_intp                                                                          \
@@ -304,11 +344,34 @@ so_group_unpair(const so_group_loop *L, npy_intp ncnt)
 }
 
 #define FAST_TYPE(NAME, T, UT, ISNAN)                                                    \
-FAST_SET(NAME##_i64, T, UT, ISNAN, ID_I64)                                               \
-FAST_SET(NAME##_i32, T, UT, ISNAN, ID_I32)                                               \
-FAST_SET(NAME##_seg, T, UT, ISNAN, ID_SEG)                                               \
+FAST_SET(NAME##_i64, T, UT, ISNAN, ID_I64, bits_##NAME, LO_##NAME, HI_##NAME, SB_##NAME) \
+FAST_SET(NAME##_i32, T, UT, ISNAN, ID_I32, bits_##NAME, LO_##NAME, HI_##NAME, SB_##NAME) \
+FAST_SET(NAME##_seg, T, UT, ISNAN, ID_SEG, bits_##NAME, LO_##NAME, HI_##NAME, SB_##NAME) \
+FIRST_BACK(first_back_##NAME##_i64, T, ID_I64, bits_##NAME, SB_##NAME)                   \
+FIRST_BACK(first_back_##NAME##_i32, T, ID_I32, bits_##NAME, SB_##NAME)                   \
 SEG_SUM(NAME, T, UT)                                                                     \
 SEG_SUMS(NAME, T, UT)
+
+/* Per computing type: a cell's bits (for the compare with a start), the
+ * starts of max and min (the least and greatest value), and the bits of first's
+ * and last's start: a value no data is likely to hold (a quiet NaN with a
+ * payload for the floats); a member that holds it only costs a store. */
+static inline npy_uint64 bits_i64(npy_int64 x) { return (npy_uint64)x; }
+static inline npy_uint64 bits_u64(npy_uint64 x) { return x; }
+static inline npy_uint32 bits_f32(npy_float x) { npy_uint32 b; memcpy(&b, &x, sizeof b); return b; }
+static inline npy_uint64 bits_f64(npy_double x) { npy_uint64 b; memcpy(&b, &x, sizeof b); return b; }
+#define LO_i64 NPY_MIN_INT64
+#define HI_i64 NPY_MAX_INT64
+#define SB_i64 ((npy_uint64)NPY_MIN_INT64 + 0x5a5a5a5au)
+#define LO_u64 ((npy_uint64)0)
+#define HI_u64 NPY_MAX_UINT64
+#define SB_u64 (NPY_MAX_UINT64 - 0x5a5a5a5au)
+#define LO_f32 (-(npy_float)INFINITY)
+#define HI_f32 ((npy_float)INFINITY)
+#define SB_f32 ((npy_uint32)0x7fd5a5a5u)
+#define LO_f64 (-(npy_double)INFINITY)
+#define HI_f64 ((npy_double)INFINITY)
+#define SB_f64 ((npy_uint64)0x7ffa5a5a5a5a5a5aULL)
 
 FAST_TYPE(i64, npy_int64, npy_uint64, NO_NAN)
 FAST_TYPE(u64, npy_uint64, npy_uint64, NO_NAN)
@@ -349,6 +412,10 @@ so_group_fast(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_
         return ids == 1 ? count_i32(L, o, n0, n1, g) : count_i64(L, o, n0, n1, g);
     }
 #define BY_IDS(NAME)                                                                     \
+    if (L->backward) {                                                                   \
+        return ids == 1 ? first_back_##NAME##_i32(L, o, n0, n1, g)                       \
+                        : first_back_##NAME##_i64(L, o, n0, n1, g);                      \
+    }                                                                                    \
     if (ids == 2 && L->op == SO_G_SUM && !L->counted && L->inner == 1) {                 \
         segsum_##NAME(L, o, n0, n1, g);                                                  \
         return -1;                                                                       \
@@ -377,10 +444,33 @@ so_group_fast(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_
 #undef BY_IDS
 }
 
-#define START(T, LO, HI)                                                                 \
+/* whether L's cells start at a value (so_group_fast_start) that tells an
+ * empty cell with so_group_fast_seen */
+static int
+starts_tell(const so_group_loop *L)
+{
+    return L->op == SO_G_MAX || L->op == SO_G_MIN || (L->op == SO_G_LAST && L->inner == 1) ||
+           L->backward;
+}
+
+int
+so_group_runs_backward(const so_group_loop *L)
+{
+    return so_group_fast_takes(L) && L->op == SO_G_FIRST && L->inner == 1;
+}
+
+/* the start of L's cells as the cells' type T (B: its bits) */
+#define START_OF(NAME, T, B)                                                             \
+    T B##_;                                                                              \
+    if (L->op == SO_G_MAX) B##_ = LO_##NAME;                                             \
+    else if (L->op == SO_G_MIN) B##_ = HI_##NAME;                                        \
+    else { const __typeof__(SB_##NAME) sb_ = SB_##NAME; memcpy(&B##_, &sb_, sizeof B##_); }
+
+#define START(NAME, T)                                                                   \
     do {                                                                                 \
-        T *r_ = (T *)res, v_ = L->op == SO_G_MAX ? (LO) : (HI);                          \
-        for (k = 0; k < ncells; k++) r_[k] = v_;                                         \
+        T *r_ = (T *)res;                                                                \
+        START_OF(NAME, T, st)                                                            \
+        for (k = 0; k < ncells; k++) r_[k] = st_;                                        \
     } while (0)
 
 void
@@ -391,12 +481,34 @@ so_group_fast_start(const so_group_loop *L, char *res, npy_intp *pos, npy_intp n
         for (k = 0; k < ncells; k++) pos[k] = -1;
         return;
     }
-    if (L->op != SO_G_MAX && L->op != SO_G_MIN) return;
+    if (!starts_tell(L)) return;
     switch (L->type) {
-    case SO_GT_I64: START(npy_int64, NPY_MIN_INT64, NPY_MAX_INT64); break;
-    case SO_GT_U64: START(npy_uint64, 0, NPY_MAX_UINT64); break;
-    case SO_GT_F32: START(npy_float, -(npy_float)INFINITY, (npy_float)INFINITY); break;
-    default: START(npy_double, -(npy_double)INFINITY, (npy_double)INFINITY); break;
+    case SO_GT_I64: START(i64, npy_int64); break;
+    case SO_GT_U64: START(u64, npy_uint64); break;
+    case SO_GT_F32: START(f32, npy_float); break;
+    default: START(f64, npy_double); break;
+    }
+}
+
+#define SEEN(NAME, T)                                                                    \
+    do {                                                                                 \
+        const T *r_ = (const T *)L->res;                                                 \
+        START_OF(NAME, T, st)                                                            \
+        for (k = 0; k < ncnt; k++) {                                                     \
+            L->seen[k] |= (npy_bool)(bits_##NAME(r_[k * L->inner]) != bits_##NAME(st_)); \
+        }                                                                                \
+    } while (0)
+
+void
+so_group_fast_seen(const so_group_loop *L, npy_intp ncnt)
+{
+    npy_intp k;
+    if (L->seen == NULL || !starts_tell(L)) return;
+    switch (L->type) {
+    case SO_GT_I64: SEEN(i64, npy_int64); break;
+    case SO_GT_U64: SEEN(u64, npy_uint64); break;
+    case SO_GT_F32: SEEN(f32, npy_float); break;
+    default: SEEN(f64, npy_double); break;
     }
 }
 
