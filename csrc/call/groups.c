@@ -427,11 +427,17 @@ so_group_run(so_group_call *c, int nthreads, so_poll *poll)
         break;
     case SO_GF_VAR: case SO_GF_STD:
         so_group_divide(L0->type, c->scratch, c->cnt, ncells, per);
-        zero_counts(c);
-        p.fast = 0;
         p.L.res = L0->res;
         p.L.mean = c->scratch;
         p.L.op = SO_G_DEV;
+        /* the fast loop keeps the first pass's counts; the other counts again */
+        k = p.L.counted;
+        p.L.counted = 0;
+        p.fast = k && so_group_fast_takes(&p.L);
+        if (!p.fast) {
+            p.L.counted = (int)k;
+            zero_counts(c);
+        }
         memset(p.L.res, 0, (size_t)(ncells * isz));
         if ((k = run_pass(&p, nthreads, poll, &c->bad)) != 0) return (int)k;
         so_group_var(L0->type, p.L.res, c->cnt, ncells, per, c->ddof, c->func == SO_GF_STD);

@@ -25,7 +25,8 @@ so_group_fast_takes(const so_group_loop *L)
     if (L->skipnan) return 0;
     op_ok = L->op == SO_G_SUM || L->op == SO_G_MAX || L->op == SO_G_MIN || L->op == SO_G_FIRST ||
             L->op == SO_G_LAST || L->op == SO_G_ARGMAX || L->op == SO_G_ARGMIN ||
-            L->op == SO_G_COUNT;
+            L->op == SO_G_COUNT ||
+            (L->op == SO_G_DEV && !L->counted && (L->type == SO_GT_F32 || L->type == SO_GT_F64));
     type_ok = L->type == SO_GT_I64 || L->type == SO_GT_U64 || L->type == SO_GT_F32 ||
               L->type == SO_GT_F64;
     layout_ok = L->sn % isz == 0 && L->so % isz == 0 && (L->inner == 1 || L->si == isz);
@@ -66,8 +67,9 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
     npy_intp *cnt = L->cnt != NULL ? L->cnt + o * size : NULL;                           \
     npy_bool *seen = L->seen != NULL ? L->seen + o * size : NULL;                        \
     npy_intp *pos = L->pos != NULL ? L->pos + o * size * inner : NULL;                   \
+    const T *mean = L->mean != NULL ? (const T *)L->mean + o * size * inner : NULL;      \
     npy_intp n, i;                                                                       \
-    (void)g0; (void)cnt; (void)seen; (void)pos; (void)i; (void)ahead;                    \
+    (void)g0; (void)cnt; (void)seen; (void)pos; (void)i; (void)ahead; (void)mean;        \
     if (inner == 1) {                                                                    \
         IDS;                                                                             \
         for (n = n0; n < n1; n++) {                                                      \
@@ -154,6 +156,9 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
         r[i] = x[i];                                                                     \
         pos[g * inner + i] = n;                                                          \
     })
+/* DEV: the squared deviation from the cell's mean, counted by the first pass */
+#define DEV1(T) { const T d_ = xv - mean[g]; r[0] = r[0] + d_ * d_; }
+#define DEVI(T) ROW(const T d_ = x[i] - mean[g * inner + i]; r[i] = r[i] + d_ * d_)
 #define COUNT1 cnt[g]++
 
 /* First of single values by ids (L->backward): the members from the last to
@@ -198,6 +203,7 @@ FAST(first_##NAME, T, IDF, FIRST1, FIRSTI)                                      
 FAST(last_##NAME, T, IDF, LAST1(BITS, SB), LASTI)                                        \
 FAST(argmax_##NAME, T, IDF, ARG1(ISNAN, >), ARGI(ISNAN, >))                              \
 FAST(argmin_##NAME, T, IDF, ARG1(ISNAN, <), ARGI(ISNAN, <))                              \
+FAST(dev_##NAME, T, IDF, DEV1(T), DEVI(T))                                               \
 static npy_intp                                                                          \
 run_##NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0)    \
 {                                                                                        \
@@ -210,6 +216,7 @@ run_##NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_int
     case SO_G_FIRST: return first_##NAME(L, o, n0, n1, g0);                              \
     case SO_G_LAST: return last_##NAME(L, o, n0, n1, g0);                                \
     case SO_G_ARGMAX: return argmax_##NAME(L, o, n0, n1, g0);                            \
+    case SO_G_DEV: return dev_##NAME(L, o, n0, n1, g0);                                  \
     default: return argmin_##NAME(L, o, n0, n1, g0);                                     \
     }                                                                                    \
 }
