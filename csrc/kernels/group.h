@@ -88,12 +88,12 @@ void so_group_members(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp 
  * ARGMIN keep no count, a position of -1 meaning no member yet.
  * so_group_fast_takes: whether L is such a case. */
 int so_group_fast_takes(const so_group_loop *L);
-/* group_fast.c: whether L (first of single values, by ids) may run backward:
+/* group_starts.c: whether L (first of single values, by ids) may run backward:
  * its pieces taken from the last, and each piece's members from its last */
 int so_group_runs_backward(const so_group_loop *L);
-/* group_fast.c: the start of ncells cells (and their positions) of a fast L */
+/* group_starts.c: the start of ncells cells (and their positions) of a fast L */
 void so_group_fast_start(const so_group_loop *L, char *res, npy_intp *pos, npy_intp ncells);
-/* group_fast.c: after a fast L's loops (max, min, first and last), the seen
+/* group_starts.c: after a fast L's loops (max, min, first and last), the seen
  * flags of its ncnt (outer, group)s completed: the loops mark only a group
  * whose member left a cell at its start, and this marks every group whose
  * first cell moved off its start.  Before partials are joined or fill_value
@@ -109,7 +109,7 @@ npy_intp so_group_fast(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp
 int so_group_segsums_takes(const so_group_loop *L);
 void so_group_segsums(const so_group_loop *L, npy_intp o, const npy_intp *ip, npy_intp g0,
                       npy_intp g1);
-/* group_fast.c: whether the counted sum of L (a mean's) runs on pairs (a
+/* group_starts.c: whether the counted sum of L (a mean's) runs on pairs (a
  * float sum of single values: the sum and the count of a group side by side,
  * one cache line a member instead of two); the pairs' bytes per (outer,
  * group); so_group_unpair writes ncnt pairs' sums into res and counts into
@@ -118,7 +118,7 @@ void so_group_segsums(const so_group_loop *L, npy_intp o, const npy_intp *ip, np
 int so_group_pairs_take(const so_group_loop *L);
 npy_intp so_group_pair_size(int type);
 void so_group_unpair(const so_group_loop *L, npy_intp ncnt);
-/* group_fast.c: the first member of [n0, n1) whose id is outside [0, size), or -1 */
+/* group_starts.c: the first member of [n0, n1) whose id is outside [0, size), or -1 */
 npy_intp so_group_bad_id(const so_group_loop *L, npy_intp n0, npy_intp n1);
 
 /* group_combine.c: whether op on type has partial results that join exactly

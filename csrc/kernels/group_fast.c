@@ -284,11 +284,6 @@ segsums_##NAME(const so_group_loop *L, npy_intp o, const npy_intp *ip, npy_intp 
     }                                                                                    \
 }
 
-/* A counted float sum on pairs (so_group_pairs_take): the sum from 0 and the
- * count of each group in one struct */
-struct pair_f32 { npy_float s; npy_intp c; };
-struct pair_f64 { npy_double s; npy_intp c; };
-
 #define PAIR_LOOP(NAME, T, PT, IDF)                                                      \
 static npy_intp                                                                          \
 pairs_##NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0)  \
@@ -318,38 +313,6 @@ PAIR_LOOP(f64_i64, npy_double, pair_f64, ID_I64)
 PAIR_LOOP(f64_i32, npy_double, pair_f64, ID_I32)
 PAIR_LOOP(f64_seg, npy_double, pair_f64, ID_SEG)
 
-int
-so_group_pairs_take(const so_group_loop *L)
-{
-    return so_group_fast_takes(L) && L->op == SO_G_SUM && L->counted && L->inner == 1 &&
-           (L->type == SO_GT_F32 || L->type == SO_GT_F64);
-}
-
-npy_intp
-so_group_pair_size(int type)
-{
-    return type == SO_GT_F32 ? (npy_intp)sizeof(struct pair_f32) : (npy_intp)sizeof(struct pair_f64);
-}
-
-#define UNPAIR(NAME, T)                                                                  \
-    do {                                                                                 \
-        const struct NAME *pr = (const struct NAME *)L->pairs;                           \
-        for (k = 0; k < ncnt; k++) {                                                     \
-            const T s_ = pr[k].s;                                                        \
-            const npy_intp c_ = pr[k].c;                                                 \
-            ((T *)L->res)[k] = s_;                                                       \
-            L->cnt[k] = c_;                                                              \
-        }                                                                                \
-    } while (0)
-
-void
-so_group_unpair(const so_group_loop *L, npy_intp ncnt)
-{
-    npy_intp k;
-    if (L->type == SO_GT_F32) UNPAIR(pair_f32, npy_float);
-    else UNPAIR(pair_f64, npy_double);
-}
-
 #define FAST_TYPE(NAME, T, UT, ISNAN)                                                    \
 FAST_SET(NAME##_i64, T, UT, ISNAN, ID_I64, bits_##NAME, LO_##NAME, HI_##NAME, SB_##NAME) \
 FAST_SET(NAME##_i32, T, UT, ISNAN, ID_I32, bits_##NAME, LO_##NAME, HI_##NAME, SB_##NAME) \
@@ -358,27 +321,6 @@ FIRST_BACK(first_back_##NAME##_i64, T, ID_I64, bits_##NAME, SB_##NAME)          
 FIRST_BACK(first_back_##NAME##_i32, T, ID_I32, bits_##NAME, SB_##NAME)                   \
 SEG_SUM(NAME, T, UT)                                                                     \
 SEG_SUMS(NAME, T, UT)
-
-/* Per computing type: a cell's bits (for the compare with a start), the
- * starts of max and min (the least and greatest value), and the bits of first's
- * and last's start: a value no data is likely to hold (a quiet NaN with a
- * payload for the floats); a member that holds it only costs a store. */
-static inline npy_uint64 bits_i64(npy_int64 x) { return (npy_uint64)x; }
-static inline npy_uint64 bits_u64(npy_uint64 x) { return x; }
-static inline npy_uint32 bits_f32(npy_float x) { npy_uint32 b; memcpy(&b, &x, sizeof b); return b; }
-static inline npy_uint64 bits_f64(npy_double x) { npy_uint64 b; memcpy(&b, &x, sizeof b); return b; }
-#define LO_i64 NPY_MIN_INT64
-#define HI_i64 NPY_MAX_INT64
-#define SB_i64 ((npy_uint64)NPY_MIN_INT64 + 0x5a5a5a5au)
-#define LO_u64 ((npy_uint64)0)
-#define HI_u64 NPY_MAX_UINT64
-#define SB_u64 (NPY_MAX_UINT64 - 0x5a5a5a5au)
-#define LO_f32 (-(npy_float)INFINITY)
-#define HI_f32 ((npy_float)INFINITY)
-#define SB_f32 ((npy_uint32)0x7fd5a5a5u)
-#define LO_f64 (-(npy_double)INFINITY)
-#define HI_f64 ((npy_double)INFINITY)
-#define SB_f64 ((npy_uint64)0x7ffa5a5a5a5a5a5aULL)
 
 FAST_TYPE(i64, npy_int64, npy_uint64, NO_NAN)
 FAST_TYPE(u64, npy_uint64, npy_uint64, NO_NAN)
@@ -451,112 +393,6 @@ so_group_fast(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_
 #undef BY_IDS
 }
 
-/* whether L's cells start at a value (so_group_fast_start) that tells an
- * empty cell with so_group_fast_seen */
-static int
-starts_tell(const so_group_loop *L)
-{
-    return L->op == SO_G_MAX || L->op == SO_G_MIN || (L->op == SO_G_LAST && L->inner == 1) ||
-           L->backward;
-}
-
-int
-so_group_runs_backward(const so_group_loop *L)
-{
-    return so_group_fast_takes(L) && L->op == SO_G_FIRST && L->inner == 1;
-}
-
-/* the start of L's cells as the cells' type T (B: its bits) */
-#define START_OF(NAME, T, B)                                                             \
-    T B##_;                                                                              \
-    if (L->op == SO_G_MAX) B##_ = LO_##NAME;                                             \
-    else if (L->op == SO_G_MIN) B##_ = HI_##NAME;                                        \
-    else { const __typeof__(SB_##NAME) sb_ = SB_##NAME; memcpy(&B##_, &sb_, sizeof B##_); }
-
-#define START(NAME, T)                                                                   \
-    do {                                                                                 \
-        T *r_ = (T *)res;                                                                \
-        START_OF(NAME, T, st)                                                            \
-        for (k = 0; k < ncells; k++) r_[k] = st_;                                        \
-    } while (0)
-
-void
-so_group_fast_start(const so_group_loop *L, char *res, npy_intp *pos, npy_intp ncells)
-{
-    npy_intp k;
-    if (L->op == SO_G_ARGMAX || L->op == SO_G_ARGMIN) {
-        for (k = 0; k < ncells; k++) pos[k] = -1;
-        return;
-    }
-    if (!starts_tell(L)) return;
-    switch (L->type) {
-    case SO_GT_I64: START(i64, npy_int64); break;
-    case SO_GT_U64: START(u64, npy_uint64); break;
-    case SO_GT_F32: START(f32, npy_float); break;
-    default: START(f64, npy_double); break;
-    }
-}
-
-#define SEEN(NAME, T)                                                                    \
-    do {                                                                                 \
-        const T *r_ = (const T *)L->res;                                                 \
-        START_OF(NAME, T, st)                                                            \
-        for (k = 0; k < ncnt; k++) {                                                     \
-            L->seen[k] |= (npy_bool)(bits_##NAME(r_[k * L->inner]) != bits_##NAME(st_)); \
-        }                                                                                \
-    } while (0)
-
-void
-so_group_fast_seen(const so_group_loop *L, npy_intp ncnt)
-{
-    npy_intp k;
-    if (L->seen == NULL || !starts_tell(L)) return;
-    switch (L->type) {
-    case SO_GT_I64: SEEN(i64, npy_int64); break;
-    case SO_GT_U64: SEEN(u64, npy_uint64); break;
-    case SO_GT_F32: SEEN(f32, npy_float); break;
-    default: SEEN(f64, npy_double); break;
-    }
-}
-
-/* The first bad id of [n0, n1): a chunk at a time, the OR of id and
- * size - 1 - id over the chunk (either is negative exactly when the id is
- * outside [0, size): one subtraction and two ORs an id, which the compiler
- * vectorises with the baseline's instructions, as a 64-bit min / max is not),
- * and a chunk with a bad id searched for its first. */
-/* the ids of a chunk checked at once: a few pages of ids, in L1 for the loop */
-#define ID_CHUNK 2048
-
-#define BAD_ID(NAME, IT)                                                                 \
-static npy_intp                                                                          \
-NAME(const IT *ids, npy_intp n0, npy_intp n1, npy_intp size)                             \
-{                                                                                        \
-    const npy_uint64 top = (npy_uint64)size - 1;                                         \
-    npy_intp c, e, n;                                                                    \
-    if (size == 0) return n1 > n0 ? n0 : -1;                                             \
-    for (c = n0; c < n1; c = e) {                                                        \
-        npy_uint64 acc = 0;                                                              \
-        e = c + ID_CHUNK < n1 ? c + ID_CHUNK : n1;                                       \
-        for (n = c; n < e; n++) {                                                        \
-            const npy_uint64 id = (npy_uint64)(npy_int64)ids[n];                         \
-            acc |= id | (top - id);                                                      \
-        }                                                                                \
-        if (!(acc >> 63)) continue;                                                      \
-        for (n = c; n < e; n++) {                                                        \
-            if ((npy_uintp)(npy_intp)ids[n] >= (npy_uintp)size) return n;                \
-        }                                                                                \
-    }                                                                                    \
-    return -1;                                                                           \
-}
-BAD_ID(bad_i64, npy_intp)
-BAD_ID(bad_i32, npy_int32)
-
-npy_intp
-so_group_bad_id(const so_group_loop *L, npy_intp n0, npy_intp n1)
-{
-    if (L->gid32 != NULL) return bad_i32(L->gid32, n0, n1, L->size);
-    return bad_i64(L->gid, n0, n1, L->size);
-}
 
 int
 so_group_segsums_takes(const so_group_loop *L)

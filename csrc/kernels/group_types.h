@@ -11,6 +11,9 @@
 
 #include "kernels/group.h"
 
+#include <math.h>
+#include <string.h>
+
 #define NO_NAN(x) ((void)(x), 0)
 #define IS_NAN(x) ((x) != (x))
 #define IS_NAT(x) ((x) == NPY_MIN_INT64)
@@ -26,5 +29,31 @@
     X(f64, npy_double, npy_double, IS_NAN, GT, LT)                                       \
     X(ld, npy_longdouble, npy_longdouble, IS_NAN, GT, LT)                                \
     X(dt, npy_int64, npy_uint64, IS_NAT, GT_NAT, LT_NAT)
+
+/* Per computing type: a cell's bits (for the compare with a start), the
+ * starts of max and min (the least and greatest value), and the bits of first's
+ * and last's start: a value no data is likely to hold (a quiet NaN with a
+ * payload for the floats); a member that holds it only costs a store. */
+static inline npy_uint64 bits_i64(npy_int64 x) { return (npy_uint64)x; }
+static inline npy_uint64 bits_u64(npy_uint64 x) { return x; }
+static inline npy_uint32 bits_f32(npy_float x) { npy_uint32 b; memcpy(&b, &x, sizeof b); return b; }
+static inline npy_uint64 bits_f64(npy_double x) { npy_uint64 b; memcpy(&b, &x, sizeof b); return b; }
+#define LO_i64 NPY_MIN_INT64
+#define HI_i64 NPY_MAX_INT64
+#define SB_i64 ((npy_uint64)NPY_MIN_INT64 + 0x5a5a5a5au)
+#define LO_u64 ((npy_uint64)0)
+#define HI_u64 NPY_MAX_UINT64
+#define SB_u64 (NPY_MAX_UINT64 - 0x5a5a5a5au)
+#define LO_f32 (-(npy_float)INFINITY)
+#define HI_f32 ((npy_float)INFINITY)
+#define SB_f32 ((npy_uint32)0x7fd5a5a5u)
+#define LO_f64 (-(npy_double)INFINITY)
+#define HI_f64 ((npy_double)INFINITY)
+#define SB_f64 ((npy_uint64)0x7ffa5a5a5a5a5a5aULL)
+
+/* A counted float sum on pairs (so_group_pairs_take): the sum from 0 and the
+ * count of each group in one struct */
+struct pair_f32 { npy_float s; npy_intp c; };
+struct pair_f64 { npy_double s; npy_intp c; };
 
 #endif
