@@ -14,6 +14,7 @@
  *   loop          for i: r[g[i]] += v[i], no check (the floor)
  *   loop32        the same loop reading int32 ids
  *   skip          the loop skipping an id outside [0, size) (mode="drop")
+ *   skip4         skip, four ids read before the first is tested
  *   check+loop    min/max of all ids first (vectorised, chunks), then the loop
  *   fused         by pieces of CHUNK: the piece's ids checked, then its loop with
  *                 the skip (nothing written outside the cells; a bad id
@@ -63,6 +64,25 @@ skip(double *restrict r, const int64_t *restrict g, const double *restrict v, in
      int64_t size)
 {
     for (int64_t i = 0; i < n; i++) {
+        if ((uint64_t)g[i] < (uint64_t)size) r[g[i]] += v[i];
+    }
+}
+
+/* skip with the ids read four at a time, all four before the first is
+ * tested (kernels/group_fast.c's AT_FOUR) */
+__attribute__((noinline)) static void
+skip4(double *restrict r, const int64_t *restrict g, const double *restrict v, int64_t n,
+      int64_t size)
+{
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const int64_t g0 = g[i], g1 = g[i + 1], g2 = g[i + 2], g3 = g[i + 3];
+        if ((uint64_t)g0 < (uint64_t)size) r[g0] += v[i];
+        if ((uint64_t)g1 < (uint64_t)size) r[g1] += v[i + 1];
+        if ((uint64_t)g2 < (uint64_t)size) r[g2] += v[i + 2];
+        if ((uint64_t)g3 < (uint64_t)size) r[g3] += v[i + 3];
+    }
+    for (; i < n; i++) {
         if ((uint64_t)g[i] < (uint64_t)size) r[g[i]] += v[i];
     }
 }
@@ -155,8 +175,8 @@ pairs(double *restrict r, pair *restrict p, const int64_t *restrict g, const dou
     for (int64_t k = 0; k < size; k++) r[k] = p[k].c ? p[k].s / (double)p[k].c : r[k];
 }
 
-enum { LOOP, LOOP32, SKIP, CHECKLOOP, FUSED, FUSED32, COUNTED, STRIDED, SEEN1, SEEN8, COUNTED2, PAIRS, NV };
-static const char *names[NV] = {"loop", "loop32", "skip", "check+loop", "fused", "fused32",
+enum { LOOP, LOOP32, SKIP, SKIP4, CHECKLOOP, FUSED, FUSED32, COUNTED, STRIDED, SEEN1, SEEN8, COUNTED2, PAIRS, NV };
+static const char *names[NV] = {"loop", "loop32", "skip", "skip4","check+loop", "fused", "fused32",
                                 "counted", "strided", "seen1", "seen8", "counted2", "pairs"};
 
 int
@@ -189,6 +209,7 @@ main(int argc, char **argv)
             case LOOP: loop(r, g, v, n); break;
             case LOOP32: loop32(r, g32, v, n); break;
             case SKIP: skip(r, g, v, n, size); break;
+            case SKIP4: skip4(r, g, v, n, size); break;
             case CHECKLOOP: if (checkg64(g, n, size)) loop(r, g, v, n); break;
             case FUSED: fused(r, g, v, n, size); break;
             case FUSED32: fused32(r, g32, v, n, size); break;

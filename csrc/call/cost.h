@@ -45,6 +45,19 @@ so_scratch_pays(npy_intp n, npy_intp size, npy_intp item, npy_intp index_item)
 #define SO_PARTIAL_MIN_SHARE ((npy_intp)1 << 15)
 #define SO_PARTIAL_MIN_RATIO 4
 
+/* A group reduction's pass (call/groups.c) on several threads, each into its
+ * own partial result joined in member order, pays when the members are at
+ * least SO_PARTIAL_MIN_RATIO times the cells and a partial (bytes) fits in a
+ * quarter of one core's L2: beyond it the two threads' tables crowd the
+ * caches and 10^6 members into 10^5 cells ran slower on two threads than on
+ * one.  Argmax and argmin (heavy), whose members cost more, need only the
+ * ratio. */
+static inline int
+so_group_partials_pay(npy_intp work, npy_intp ncells, npy_intp bytes, int heavy)
+{
+    return ncells * SO_PARTIAL_MIN_RATIO <= work && (heavy || bytes <= so_cache_bytes(2) / 4);
+}
+
 /* The direct form on rows (call/choose.c) on several threads: rows of more
  * than this many bytes go to the general way's split when it runs; narrower
  * rows stay on one thread (each owner of a split reads every index). */

@@ -263,7 +263,7 @@ run_partials(const pass *p, share *shares, int n, so_poll *poll, npy_intp *bad)
 
 /* Run pass p over every member: segments split into up to nthreads shares of
  * about equal members; groups on several threads where the op's partials join
- * exactly and the members outnumber the cells (run_partials), else on one.
+ * exactly and pay (so_group_partials_pay: run_partials), else on one.
  * As shares_end, or -1 out of memory. */
 static int
 run_pass(const pass *p, int nthreads, so_poll *poll, npy_intp *bad)
@@ -274,8 +274,14 @@ run_pass(const pass *p, int nthreads, so_poll *poll, npy_intp *bad)
     share one = {p, poll, 0, size, 0, p->L.n, 0, -1}, *shares;
     int n = nthreads, t, stopped = 0;
     npy_intp members, g = 0;
+    const npy_intp ncnt = p->L.outer * size * (p->L.skipnan ? p->L.inner : 1);
+    const npy_intp bytes = ncells * (so_group_itemsize(p->L.type) +
+                                     (p->L.pos != NULL ? (npy_intp)sizeof(npy_intp) : 0)) +
+                           ncnt * ((p->L.cnt != NULL ? (npy_intp)sizeof(npy_intp) : 0) +
+                                   (p->L.seen != NULL ? 1 : 0));
     const int partials = ip == NULL && p->fn == pass_members &&
-                         so_group_combines(p->L.op, p->L.type) && ncells * 4 <= work;
+                         so_group_combines(p->L.op, p->L.type) &&
+                         so_group_partials_pay(work, ncells, bytes, p->L.pos != NULL);
     if ((ip == NULL && !partials) || work < 2 * SO_PIECE) n = 1;
     if (ip != NULL && n > size) n = (int)size;
     shares = (share *)so_task_array(&one, sizeof(share), &n);

@@ -49,10 +49,42 @@ so_group_fast_takes(const so_group_loop *L)
  * passing), and the loop alone keeps too few rows in flight to hide the wait. */
 #define ROW_AHEAD 8
 
+/* Member m of a member loop, its id GK: outside [0, size) BAD, else the
+ * step (last: it may hold commas) with the member's group g. */
+#define AT_MEMBER(M, GK, BAD, ...)                                                       \
+    {                                                                                    \
+        const npy_intp g = (GK), m = (M);                                                \
+        if (NPY_UNLIKELY((npy_uintp)g >= (npy_uintp)size)) {                             \
+            BAD;                                                                         \
+        }                                                                                \
+        else {                                                                           \
+            __VA_ARGS__;                                                                 \
+        }                                                                                \
+    }
+/* Members n .. n + 3 (BACK: n, n - 1, .. n - 3), their four ids read before
+ * the first is tested, so that the loads go together */
+#define AT_FOUR(IDF, BACK, BAD, ...)                                                     \
+    {                                                                                    \
+        const npy_intp n1_ = n + 1 - 2 * (BACK), n2_ = n + 2 - 4 * (BACK);               \
+        const npy_intp n3_ = n + 3 - 6 * (BACK);                                         \
+        const npy_intp g0_ = IDF(n), g1_ = IDF(n1_), g2_ = IDF(n2_), g3_ = IDF(n3_);     \
+        AT_MEMBER(n, g0_, BAD, __VA_ARGS__)                                              \
+        AT_MEMBER(n1_, g1_, BAD, __VA_ARGS__)                                            \
+        AT_MEMBER(n2_, g2_, BAD, __VA_ARGS__)                                            \
+        AT_MEMBER(n3_, g3_, BAD, __VA_ARGS__)                                            \
+    }
+/* FAST's step on single values: xv the value, r its cell */
+#define AT_ONE(T, ...)                                                                   \
+    const T xv = v[m * s];                                                               \
+    T *r = res + g;                                                                      \
+    (void)xv; (void)r;                                                                   \
+    __VA_ARGS__
+
 /* One loop: for each member n of [n0, n1) with its cell row r (T *) of group
  * g (index kc = o * size + g of its count or seen flag), x (const T *) its
  * value row; STEP1 the op on one value (inner == 1: xv, r[0]), STEPI on
- * element i of a row. */
+ * element i of a row.  Single values take their members four at a time
+ * (AT_FOUR). */
 #define FAST(NAME, T, IDF, STEP1, STEPI)                                                 \
 static npy_intp                                                                          \
 NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0)          \
@@ -72,19 +104,9 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
     (void)g0; (void)cnt; (void)seen; (void)pos; (void)i; (void)ahead; (void)mean;        \
     if (inner == 1) {                                                                    \
         IDS;                                                                             \
-        for (n = n0; n < n1; n++) {                                                      \
-            const npy_intp g = IDF(n);                                                   \
-            if ((npy_uintp)g >= (npy_uintp)size) {                                       \
-                if (stop) return n;                                                      \
-                continue;                                                                \
-            }                                                                            \
-            {                                                                            \
-                const T xv = v[n * s];                                                   \
-                T *r = res + g;                                                          \
-                (void)xv; (void)r;                                                       \
-                STEP1;                                                                   \
-            }                                                                            \
-        }                                                                                \
+        for (n = n0; n + 4 <= n1; n += 4)                                                \
+            AT_FOUR(IDF, 0, if (stop) return m, AT_ONE(T, STEP1))                        \
+        for (; n < n1; n++) AT_MEMBER(n, IDF(n), if (stop) return m, AT_ONE(T, STEP1))   \
         return -1;                                                                       \
     }                                                                                    \
     for (n = n0; n < n1; n++) {                                                          \
@@ -148,7 +170,7 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
 #define ARG1(ISNAN, BETTER)                                                              \
     if (pos[g] < 0 || (!ISNAN(r[0]) && (ISNAN(xv) || xv BETTER r[0]))) {                 \
         r[0] = xv;                                                                       \
-        pos[g] = n;                                                                      \
+        pos[g] = m;                                                                      \
     }
 #define ARGI(ISNAN, BETTER)                                                              \
     ROW(if (pos[g * inner + i] < 0 ||                                                    \
@@ -165,6 +187,10 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
  * the first, each stored as last's are, so that the first member's store is
  * the one that stays; the caller walks the pieces backward too.  A bad id
  * (L->stop_bad) is remembered, not a stop: the one returned is the first. */
+#define FIRST_BACK1(T, BITS, SB)                                                         \
+    const T xv = v[m * s];                                                               \
+    res[g] = xv;                                                                         \
+    if (BITS(xv) == (SB)) seen[g] = 1
 #define FIRST_BACK(NAME, T, IDF, BITS, SB)                                               \
 static npy_intp                                                                          \
 NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0)          \
@@ -177,18 +203,10 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
     npy_intp n, bad = -1;                                                                \
     IDS;                                                                                 \
     (void)g0;                                                                            \
-    for (n = n1; n-- > n0;) {                                                            \
-        const npy_intp g = IDF(n);                                                       \
-        if ((npy_uintp)g >= (npy_uintp)size) {                                           \
-            if (stop) bad = n;                                                           \
-            continue;                                                                    \
-        }                                                                                \
-        {                                                                                \
-            const T xv = v[n * s];                                                       \
-            res[g] = xv;                                                                 \
-            if (BITS(xv) == (SB)) seen[g] = 1;                                           \
-        }                                                                                \
-    }                                                                                    \
+    for (n = n1 - 1; n - 3 >= n0; n -= 4)                                                \
+        AT_FOUR(IDF, 1, if (stop) bad = m, FIRST_BACK1(T, BITS, SB))                     \
+    for (; n >= n0; n--)                                                                 \
+        AT_MEMBER(n, IDF(n), if (stop) bad = m, FIRST_BACK1(T, BITS, SB))                \
     return bad;                                                                          \
 }
 
@@ -284,6 +302,8 @@ segsums_##NAME(const so_group_loop *L, npy_intp o, const npy_intp *ip, npy_intp 
     }                                                                                    \
 }
 
+/* the mean's sum and count of a group side by side */
+#define PAIR1 pr[g].s = pr[g].s + v[m * s]; pr[g].c++
 #define PAIR_LOOP(NAME, T, PT, IDF)                                                      \
 static npy_intp                                                                          \
 pairs_##NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0)  \
@@ -295,15 +315,8 @@ pairs_##NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_i
     npy_intp n;                                                                          \
     IDS;                                                                                 \
     (void)g0;                                                                            \
-    for (n = n0; n < n1; n++) {                                                          \
-        const npy_intp g = IDF(n);                                                       \
-        if ((npy_uintp)g >= (npy_uintp)size) {                                           \
-            if (stop) return n;                                                          \
-            continue;                                                                    \
-        }                                                                                \
-        pr[g].s = pr[g].s + v[n * s];                                                    \
-        pr[g].c++;                                                                       \
-    }                                                                                    \
+    for (n = n0; n + 4 <= n1; n += 4) AT_FOUR(IDF, 0, if (stop) return m, PAIR1)         \
+    for (; n < n1; n++) AT_MEMBER(n, IDF(n), if (stop) return m, PAIR1)                  \
     return -1;                                                                           \
 }
 PAIR_LOOP(f32_i64, npy_float, pair_f32, ID_I64)
