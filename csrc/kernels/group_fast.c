@@ -49,30 +49,6 @@ so_group_fast_takes(const so_group_loop *L)
  * passing), and the loop alone keeps too few rows in flight to hide the wait. */
 #define ROW_AHEAD 8
 
-/* Member m of a member loop, its id GK: outside [0, size) BAD, else the
- * step (last: it may hold commas) with the member's group g. */
-#define AT_MEMBER(M, GK, BAD, ...)                                                       \
-    {                                                                                    \
-        const npy_intp g = (GK), m = (M);                                                \
-        if (NPY_UNLIKELY((npy_uintp)g >= (npy_uintp)size)) {                             \
-            BAD;                                                                         \
-        }                                                                                \
-        else {                                                                           \
-            __VA_ARGS__;                                                                 \
-        }                                                                                \
-    }
-/* Members n .. n + 3 (BACK: n, n - 1, .. n - 3), their four ids read before
- * the first is tested, so that the loads go together */
-#define AT_FOUR(IDF, BACK, BAD, ...)                                                     \
-    {                                                                                    \
-        const npy_intp n1_ = n + 1 - 2 * (BACK), n2_ = n + 2 - 4 * (BACK);               \
-        const npy_intp n3_ = n + 3 - 6 * (BACK);                                         \
-        const npy_intp g0_ = IDF(n), g1_ = IDF(n1_), g2_ = IDF(n2_), g3_ = IDF(n3_);     \
-        AT_MEMBER(n, g0_, BAD, __VA_ARGS__)                                              \
-        AT_MEMBER(n1_, g1_, BAD, __VA_ARGS__)                                            \
-        AT_MEMBER(n2_, g2_, BAD, __VA_ARGS__)                                            \
-        AT_MEMBER(n3_, g3_, BAD, __VA_ARGS__)                                            \
-    }
 /* FAST's step on single values: xv the value, r its cell */
 #define AT_ONE(T, ...)                                                                   \
     const T xv = v[m * s];                                                               \

@@ -4,9 +4,18 @@
  * m + log(s), and the exp terms of logsumexp and softmax, each in the
  * computing type, one IEEE operation as the contract writes it.
  */
-#include "kernels/group.h"
+#include "kernels/group_types.h"
 
-#include <math.h>
+/* A member loop's facts in locals (a store through T * may alias *L for the
+ * compiler, which would read L again at every member): c the cells of outer
+ * row o in CELLS, v its values, ids int64 (gid) or not (NULL: so_group_id). */
+#define MEMBER_LOCALS(T, CELLS)                                                          \
+    const npy_intp size = L->size, inner = L->inner, sn = L->sn, si = L->si;             \
+    const char *const v = L->v + o * L->so;                                              \
+    const npy_intp *const gid = L->gid32 == NULL ? L->gid : NULL;                        \
+    T *const c = (CELLS) + o * size * inner;                                             \
+    npy_intp n, i
+#define ID64(n) (gid[n])
 
 npy_intp
 so_group_itemsize(int t)
@@ -69,16 +78,23 @@ lse_##NAME(T *r, const T *m, npy_intp ncells)                                   
     }                                                                                    \
 }                                                                                        \
 static npy_intp                                                                          \
-diffs_##NAME(const so_group_loop *L, const T *m, T *out, npy_intp o, npy_intp n0,        \
+diffs_##NAME(const so_group_loop *L, const T *mx, T *out, npy_intp o, npy_intp n0,       \
              npy_intp n1)                                                                \
 {                                                                                        \
-    npy_intp n, i, k = 0;                                                                \
+    MEMBER_LOCALS(const T, mx);                                                          \
+    npy_intp k = 0;                                                                      \
+    if (inner == 1 && gid != NULL) {                                                     \
+        for (n = n0; n + 4 <= n1; n += 4)                                                \
+            AT_FOUR(ID64, 0, (void)0, out[k++] = *(const T *)(v + m * sn) - c[g])        \
+        for (; n < n1; n++)                                                              \
+            AT_MEMBER(n, gid[n], (void)0, out[k++] = *(const T *)(v + m * sn) - c[g])    \
+        return k;                                                                        \
+    }                                                                                    \
     for (n = n0; n < n1; n++) {                                                          \
         const npy_intp g = so_group_id(L, n);                                            \
-        const char *x = L->v + o * L->so + n * L->sn;                                    \
-        const T *mc = m + (o * L->size + g) * L->inner;                                  \
-        if ((npy_uintp)g >= (npy_uintp)L->size) continue;                                \
-        for (i = 0; i < L->inner; i++, x += L->si) out[k++] = *(const T *)x - mc[i];     \
+        const char *x = v + n * sn;                                                      \
+        if ((npy_uintp)g >= (npy_uintp)size) continue;                                   \
+        for (i = 0; i < inner; i++, x += si) out[k++] = *(const T *)x - c[g * inner + i];\
     }                                                                                    \
     return k;                                                                            \
 }                                                                                        \
@@ -86,27 +102,45 @@ static void                                                                     
 add_terms_##NAME(const so_group_loop *L, T *s, const T *e, npy_intp o, npy_intp n0,      \
                  npy_intp n1)                                                            \
 {                                                                                        \
-    npy_intp n, i;                                                                       \
+    MEMBER_LOCALS(T, s);                                                                 \
+    if (inner == 1 && gid != NULL) {                                                     \
+        for (n = n0; n + 4 <= n1; n += 4) AT_FOUR(ID64, 0, (void)0, c[g] = c[g] + *e++)  \
+        for (; n < n1; n++) AT_MEMBER(n, gid[n], (void)0, c[g] = c[g] + *e++)            \
+        return;                                                                          \
+    }                                                                                    \
     for (n = n0; n < n1; n++) {                                                          \
         const npy_intp g = so_group_id(L, n);                                            \
-        T *sc = s + (o * L->size + g) * L->inner;                                        \
-        if ((npy_uintp)g >= (npy_uintp)L->size) continue;                                \
-        for (i = 0; i < L->inner; i++) sc[i] = sc[i] + *e++;                             \
+        T *sc = c + g * inner;                                                           \
+        if ((npy_uintp)g >= (npy_uintp)size) continue;                                   \
+        for (i = 0; i < inner; i++) sc[i] = sc[i] + *e++;                                \
     }                                                                                    \
+    (void)v; (void)sn; (void)si;                                                         \
 }                                                                                        \
 static void                                                                              \
 scale_##NAME(const so_group_loop *L, T *res, const T *s, int log, npy_intp o,            \
              npy_intp n0, npy_intp n1)                                                   \
 {                                                                                        \
-    npy_intp n, i;                                                                       \
+    MEMBER_LOCALS(const T, s);                                                           \
+    T *xo = res + o * L->n * inner;                                                      \
+    if (inner == 1 && gid != NULL && log) {                                              \
+        for (n = n0; n + 4 <= n1; n += 4) AT_FOUR(ID64, 0, (void)0, xo[m] = xo[m] - c[g])\
+        for (; n < n1; n++) AT_MEMBER(n, gid[n], (void)0, xo[m] = xo[m] - c[g])          \
+        return;                                                                          \
+    }                                                                                    \
+    if (inner == 1 && gid != NULL) {                                                     \
+        for (n = n0; n + 4 <= n1; n += 4) AT_FOUR(ID64, 0, (void)0, xo[m] = xo[m] / c[g])\
+        for (; n < n1; n++) AT_MEMBER(n, gid[n], (void)0, xo[m] = xo[m] / c[g])          \
+        return;                                                                          \
+    }                                                                                    \
     for (n = n0; n < n1; n++) {                                                          \
         const npy_intp g = so_group_id(L, n);                                            \
-        const T *sc = s + (o * L->size + g) * L->inner;                                  \
-        T *x = res + (o * L->n + n) * L->inner;                                          \
-        if ((npy_uintp)g >= (npy_uintp)L->size) continue;                                \
-        if (log) for (i = 0; i < L->inner; i++) x[i] = x[i] - sc[i];                     \
-        else for (i = 0; i < L->inner; i++) x[i] = x[i] / sc[i];                         \
+        const T *sc = c + g * inner;                                                     \
+        T *x = xo + n * inner;                                                           \
+        if ((npy_uintp)g >= (npy_uintp)size) continue;                                   \
+        if (log) for (i = 0; i < inner; i++) x[i] = x[i] - sc[i];                        \
+        else for (i = 0; i < inner; i++) x[i] = x[i] / sc[i];                            \
     }                                                                                    \
+    (void)v; (void)sn; (void)si;                                                         \
 }
 
 FLOAT_FINISH(f32, npy_float, sqrtf, NAN, INFINITY)

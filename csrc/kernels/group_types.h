@@ -22,6 +22,32 @@
 #define GT_NAT(a, b) ((a) > (b) && !IS_NAT(b))
 #define LT_NAT(a, b) ((a) < (b) && !IS_NAT(b))
 
+/* Member m of a member loop, its id GK: outside [0, size) BAD, else the
+ * step (last: it may hold commas) with the member's group g.  The loop's
+ * locals: size, and n (AT_FOUR). */
+#define AT_MEMBER(M, GK, BAD, ...)                                                       \
+    {                                                                                    \
+        const npy_intp g = (GK), m = (M);                                                \
+        (void)m;                                                                         \
+        if (NPY_UNLIKELY((npy_uintp)g >= (npy_uintp)size)) {                             \
+            BAD;                                                                         \
+        }                                                                                \
+        else {                                                                           \
+            __VA_ARGS__;                                                                 \
+        }                                                                                \
+    }
+/* Members n .. n + 3 (BACK: n, n - 1, .. n - 3), their four ids read before
+ * the first is tested, so that the loads go together */
+#define AT_FOUR(IDF, BACK, BAD, ...)                                                     \
+    {                                                                                    \
+        const npy_intp n1_ = n + 1 - 2 * (BACK), n2_ = n + 2 - 4 * (BACK);               \
+        const npy_intp n3_ = n + 3 - 6 * (BACK);                                         \
+        const npy_intp g0_ = IDF(n), g1_ = IDF(n1_), g2_ = IDF(n2_), g3_ = IDF(n3_);     \
+        AT_MEMBER(n, g0_, BAD, __VA_ARGS__)                                              \
+        AT_MEMBER(n1_, g1_, BAD, __VA_ARGS__)                                            \
+        AT_MEMBER(n2_, g2_, BAD, __VA_ARGS__)                                            \
+        AT_MEMBER(n3_, g3_, BAD, __VA_ARGS__)                                            \
+    }
 #define SO_GROUP_TYPES(X)                                                                \
     X(i64, npy_int64, npy_uint64, NO_NAN, GT, LT)                                        \
     X(u64, npy_uint64, npy_uint64, NO_NAN, GT, LT)                                       \
