@@ -10,7 +10,7 @@
  * that its first member always replaces it, exactly as the first member is
  * taken as it is: x > -inf, x < +inf and a NaN compare false, so the rule "x
  * unless the cell is greater or a NaN" takes every first x.  Argmax and argmin
- * start each position at -1 (no member yet).
+ * start their cells so too, and each position at -1 (no member yet).
  */
 #include "kernels/group_types.h"
 
@@ -143,14 +143,17 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
 #define FIRSTI if (!seen[g]) { ROW(r[i] = x[i]) seen[g] = 1; }
 #define LAST1(BITS, SB) r[0] = xv; if (BITS(xv) == (SB)) seen[g] = 1
 #define LASTI ROW(r[i] = x[i]) seen[g] = 1
+/* ARG1: take x if it is better, a NaN against a number, or equal to a cell
+ * still at its start (LO, HI) with no member yet: the position is read only
+ * on a tie, and the first member always taken */
 #define ARG1(ISNAN, BETTER)                                                              \
-    if (pos[g] < 0 || (!ISNAN(r[0]) && (ISNAN(xv) || xv BETTER r[0]))) {                 \
+    if (xv BETTER r[0] || (ISNAN(xv) && !ISNAN(r[0])) || (xv == r[0] && pos[g] < 0)) {  \
         r[0] = xv;                                                                       \
         pos[g] = m;                                                                      \
     }
 #define ARGI(ISNAN, BETTER)                                                              \
-    ROW(if (pos[g * inner + i] < 0 ||                                                    \
-            (!ISNAN(r[i]) && (ISNAN(x[i]) || x[i] BETTER r[i]))) {                       \
+    ROW(if (x[i] BETTER r[i] || (ISNAN(x[i]) && !ISNAN(r[i])) ||                         \
+            (x[i] == r[i] && pos[g * inner + i] < 0)) {                                  \
         r[i] = x[i];                                                                     \
         pos[g * inner + i] = n;                                                          \
     })

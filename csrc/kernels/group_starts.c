@@ -27,8 +27,8 @@ so_group_runs_backward(const so_group_loop *L)
 /* the start of L's cells as the cells' type T (B: its bits) */
 #define START_OF(NAME, T, B)                                                             \
     T B##_;                                                                              \
-    if (L->op == SO_G_MAX) B##_ = LO_##NAME;                                             \
-    else if (L->op == SO_G_MIN) B##_ = HI_##NAME;                                        \
+    if (L->op == SO_G_MAX || L->op == SO_G_ARGMAX) B##_ = LO_##NAME;                     \
+    else if (L->op == SO_G_MIN || L->op == SO_G_ARGMIN) B##_ = HI_##NAME;                \
     else { const __typeof__(SB_##NAME) sb_ = SB_##NAME; memcpy(&B##_, &sb_, sizeof B##_); }
 
 #define START(NAME, T)                                                                   \
@@ -44,9 +44,8 @@ so_group_fast_start(const so_group_loop *L, char *res, npy_intp *pos, npy_intp n
     npy_intp k;
     if (L->op == SO_G_ARGMAX || L->op == SO_G_ARGMIN) {
         for (k = 0; k < ncells; k++) pos[k] = -1;
-        return;
     }
-    if (!starts_tell(L)) return;
+    else if (!starts_tell(L)) return;
     switch (L->type) {
     case SO_GT_I64: START(i64, npy_int64); break;
     case SO_GT_U64: START(u64, npy_uint64); break;
