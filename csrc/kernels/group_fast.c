@@ -59,9 +59,9 @@ so_group_fast_takes(const so_group_loop *L)
 /* One loop: for each member n of [n0, n1) with its cell row r (T *) of group
  * g (index kc = o * size + g of its count or seen flag), x (const T *) its
  * value row; STEP1 the op on one value (inner == 1: xv, r[0]), STEPI on
- * element i of a row.  Single values take their members four at a time
- * (AT_FOUR). */
-#define FAST(NAME, T, IDF, STEP1, STEPI)                                                 \
+ * element i of a row; FOUR 1 to take single values four at a time (AT_FOUR),
+ * 0 one at a time (argmax and argmin, docs/design.md). */
+#define FAST(NAME, T, IDF, FOUR, STEP1, STEPI)                                           \
 static npy_intp                                                                          \
 NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0)          \
 {                                                                                        \
@@ -80,7 +80,7 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
     (void)g0; (void)cnt; (void)seen; (void)pos; (void)i; (void)ahead; (void)mean;        \
     if (inner == 1) {                                                                    \
         IDS;                                                                             \
-        for (n = n0; n + 4 <= n1; n += 4)                                                \
+        for (n = n0; FOUR && n + 4 <= n1; n += 4)                                        \
             AT_FOUR(IDF, 0, if (stop) return m, AT_ONE(T, STEP1))                        \
         for (; n < n1; n++) AT_MEMBER(n, IDF(n), if (stop) return m, AT_ONE(T, STEP1))   \
         return -1;                                                                       \
@@ -182,9 +182,7 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
     npy_intp n, bad = -1;                                                                \
     IDS;                                                                                 \
     (void)g0;                                                                            \
-    for (n = n1 - 1; n - 3 >= n0; n -= 4)                                                \
-        AT_FOUR(IDF, 1, if (stop) bad = m, FIRST_BACK1(T, BITS, SB))                     \
-    for (; n >= n0; n--)                                                                 \
+    for (n = n1 - 1; n >= n0; n--)                                                       \
         AT_MEMBER(n, IDF(n), if (stop) bad = m, FIRST_BACK1(T, BITS, SB))                \
     return bad;                                                                          \
 }
@@ -192,15 +190,15 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
 /* the loops of one (type, kind of ids): SUM without and with counts, MAX,
  * MIN, FIRST, LAST, ARGMAX, ARGMIN, COUNT */
 #define FAST_SET(NAME, T, UT, ISNAN, IDF, BITS, LO, HI, SB)                              \
-FAST(sum_##NAME, T, IDF, SUM1(T, UT), SUMI(T, UT))                                       \
-FAST(sumc_##NAME, T, IDF, SUM1(T, UT); cnt[g]++, SUMI(T, UT) cnt[g]++)                   \
-FAST(max_##NAME, T, IDF, MAX1(T, ISNAN, LO), MAXI(T, ISNAN, LO))                         \
-FAST(min_##NAME, T, IDF, MIN1(T, ISNAN, HI), MINI(T, ISNAN, HI))                         \
-FAST(first_##NAME, T, IDF, FIRST1, FIRSTI)                                               \
-FAST(last_##NAME, T, IDF, LAST1(BITS, SB), LASTI)                                        \
-FAST(argmax_##NAME, T, IDF, ARG1(ISNAN, >), ARGI(ISNAN, >))                              \
-FAST(argmin_##NAME, T, IDF, ARG1(ISNAN, <), ARGI(ISNAN, <))                              \
-FAST(dev_##NAME, T, IDF, DEV1(T), DEVI(T))                                               \
+FAST(sum_##NAME, T, IDF, 1, SUM1(T, UT), SUMI(T, UT))                                    \
+FAST(sumc_##NAME, T, IDF, 1, SUM1(T, UT); cnt[g]++, SUMI(T, UT) cnt[g]++)                \
+FAST(max_##NAME, T, IDF, 1, MAX1(T, ISNAN, LO), MAXI(T, ISNAN, LO))                      \
+FAST(min_##NAME, T, IDF, 1, MIN1(T, ISNAN, HI), MINI(T, ISNAN, HI))                      \
+FAST(first_##NAME, T, IDF, 1, FIRST1, FIRSTI)                                            \
+FAST(last_##NAME, T, IDF, 1, LAST1(BITS, SB), LASTI)                                     \
+FAST(argmax_##NAME, T, IDF, 0, ARG1(ISNAN, >), ARGI(ISNAN, >))                           \
+FAST(argmin_##NAME, T, IDF, 0, ARG1(ISNAN, <), ARGI(ISNAN, <))                           \
+FAST(dev_##NAME, T, IDF, 1, DEV1(T), DEVI(T))                                            \
 static npy_intp                                                                          \
 run_##NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0)    \
 {                                                                                        \
