@@ -81,7 +81,7 @@ NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g0) 
     if (inner == 1) {                                                                    \
         IDS;                                                                             \
         for (n = n0; FOUR && n + 4 <= n1; n += 4)                                        \
-            AT_FOUR(IDF, 0, if (stop) return m, AT_ONE(T, STEP1))                        \
+            AT_FOUR(IDF, if (stop) return m, AT_ONE(T, STEP1))                           \
         for (; n < n1; n++) AT_MEMBER(n, IDF(n), if (stop) return m, AT_ONE(T, STEP1))   \
         return -1;                                                                       \
     }                                                                                    \
@@ -292,7 +292,7 @@ pairs_##NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_i
     npy_intp n;                                                                          \
     IDS;                                                                                 \
     (void)g0;                                                                            \
-    for (n = n0; n + 4 <= n1; n += 4) AT_FOUR(IDF, 0, if (stop) return m, PAIR1)         \
+    for (n = n0; n + 4 <= n1; n += 4) AT_FOUR(IDF, if (stop) return m, PAIR1)            \
     for (; n < n1; n++) AT_MEMBER(n, IDF(n), if (stop) return m, PAIR1)                  \
     return -1;                                                                           \
 }

@@ -85,7 +85,7 @@ diffs_##NAME(const so_group_loop *L, const T *mx, T *out, npy_intp o, npy_intp n
     npy_intp k = 0;                                                                      \
     if (inner == 1 && gid != NULL) {                                                     \
         for (n = n0; n + 4 <= n1; n += 4)                                                \
-            AT_FOUR(ID64, 0, (void)0, out[k++] = *(const T *)(v + m * sn) - c[g])        \
+            AT_FOUR(ID64, (void)0, out[k++] = *(const T *)(v + m * sn) - c[g])           \
         for (; n < n1; n++)                                                              \
             AT_MEMBER(n, gid[n], (void)0, out[k++] = *(const T *)(v + m * sn) - c[g])    \
         return k;                                                                        \
@@ -104,7 +104,7 @@ add_terms_##NAME(const so_group_loop *L, T *s, const T *e, npy_intp o, npy_intp 
 {                                                                                        \
     MEMBER_LOCALS(T, s);                                                                 \
     if (inner == 1 && gid != NULL) {                                                     \
-        for (n = n0; n + 4 <= n1; n += 4) AT_FOUR(ID64, 0, (void)0, c[g] = c[g] + *e++)  \
+        for (n = n0; n + 4 <= n1; n += 4) AT_FOUR(ID64, (void)0, c[g] = c[g] + *e++)     \
         for (; n < n1; n++) AT_MEMBER(n, gid[n], (void)0, c[g] = c[g] + *e++)            \
         return;                                                                          \
     }                                                                                    \
@@ -123,12 +123,12 @@ scale_##NAME(const so_group_loop *L, T *res, const T *s, int log, npy_intp o,   
     MEMBER_LOCALS(const T, s);                                                           \
     T *xo = res + o * L->n * inner;                                                      \
     if (inner == 1 && gid != NULL && log) {                                              \
-        for (n = n0; n + 4 <= n1; n += 4) AT_FOUR(ID64, 0, (void)0, xo[m] = xo[m] - c[g])\
+        for (n = n0; n + 4 <= n1; n += 4) AT_FOUR(ID64, (void)0, xo[m] = xo[m] - c[g])   \
         for (; n < n1; n++) AT_MEMBER(n, gid[n], (void)0, xo[m] = xo[m] - c[g])          \
         return;                                                                          \
     }                                                                                    \
     if (inner == 1 && gid != NULL) {                                                     \
-        for (n = n0; n + 4 <= n1; n += 4) AT_FOUR(ID64, 0, (void)0, xo[m] = xo[m] / c[g])\
+        for (n = n0; n + 4 <= n1; n += 4) AT_FOUR(ID64, (void)0, xo[m] = xo[m] / c[g])   \
         for (; n < n1; n++) AT_MEMBER(n, gid[n], (void)0, xo[m] = xo[m] / c[g])          \
         return;                                                                          \
     }                                                                                    \

@@ -4,7 +4,8 @@
  * in, is-NaN, greater, less), and the predicates the list names: a NaN is x != x
  * for the floats, NaT (int64's least value) for datetime64 / timedelta64, none
  * for the integers; GT_NAT and LT_NAT are false when the right side is NaT, as
- * a float compare is false against NaN.
+ * a float compare is false against NaN.  Also the member loops' steps
+ * (AT_MEMBER, AT_FOUR) that kernels/group_fast.c and group_finish.c share.
  */
 #ifndef SO_KERNELS_GROUP_TYPES_H
 #define SO_KERNELS_GROUP_TYPES_H
@@ -36,18 +37,17 @@
             __VA_ARGS__;                                                                 \
         }                                                                                \
     }
-/* Members n .. n + 3 (BACK: n, n - 1, .. n - 3), their four ids read before
- * the first is tested, so that the loads go together */
-#define AT_FOUR(IDF, BACK, BAD, ...)                                                     \
+/* Members n .. n + 3, their four ids read before the first is tested, so
+ * that the loads go together */
+#define AT_FOUR(IDF, BAD, ...)                                                           \
     {                                                                                    \
-        const npy_intp n1_ = n + 1 - 2 * (BACK), n2_ = n + 2 - 4 * (BACK);               \
-        const npy_intp n3_ = n + 3 - 6 * (BACK);                                         \
-        const npy_intp g0_ = IDF(n), g1_ = IDF(n1_), g2_ = IDF(n2_), g3_ = IDF(n3_);     \
+        const npy_intp g0_ = IDF(n), g1_ = IDF(n + 1), g2_ = IDF(n + 2), g3_ = IDF(n + 3);\
         AT_MEMBER(n, g0_, BAD, __VA_ARGS__)                                              \
-        AT_MEMBER(n1_, g1_, BAD, __VA_ARGS__)                                            \
-        AT_MEMBER(n2_, g2_, BAD, __VA_ARGS__)                                            \
-        AT_MEMBER(n3_, g3_, BAD, __VA_ARGS__)                                            \
+        AT_MEMBER(n + 1, g1_, BAD, __VA_ARGS__)                                          \
+        AT_MEMBER(n + 2, g2_, BAD, __VA_ARGS__)                                          \
+        AT_MEMBER(n + 3, g3_, BAD, __VA_ARGS__)                                          \
     }
+
 #define SO_GROUP_TYPES(X)                                                                \
     X(i64, npy_int64, npy_uint64, NO_NAN, GT, LT)                                        \
     X(u64, npy_uint64, npy_uint64, NO_NAN, GT, LT)                                       \
