@@ -28,14 +28,6 @@
 
 #include "model.h"
 
-static double
-cpu_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 #define ISNAN(x) ((x) != (x))
 #define EVERY(k, x, i)                                                                   \
     if (pos[k] < 0 || (!ISNAN(r[k]) && (ISNAN(x) || (x) > r[k]))) {                      \
@@ -93,14 +85,7 @@ main(int argc, char **argv)
     int64_t *g = malloc((size_t)n * sizeof *g), *pos;
     double *v = malloc((size_t)n * sizeof *v), *t = malloc((size_t)(NV * reps) * sizeof *t), *r;
     double sink = 0;
-    uint64_t s = 88172645463325252ULL;
-    for (int64_t i = 0; i < n; i++) {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        g[i] = (int64_t)(s % (uint64_t)size);
-        v[i] = (double)(s >> 11) * 0x1p-53 - 0.5;
-    }
+    draw_members(g, v, n, size);
     for (int k = 0; k < reps; k++) {
         for (int var = 0; var < NV; var++) {
             const double t0 = cpu_now();

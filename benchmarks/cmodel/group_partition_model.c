@@ -71,14 +71,6 @@ static sem_t GO;                 /* posted by the caller for each call */
 static double WORKER_CPU;        /* the worker's CPU time in its last call */
 static volatile int64_t CALLS;   /* calls the worker has finished */
 
-static double
-cpu_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* a barrier of two threads, spinning, yielding the CPU every 16 looks (as the
  * pool's look does: on a busy machine the other thread may need this CPU) */
 static volatile int64_t ARRIVED;

@@ -39,14 +39,6 @@
 
 #include "model.h"
 
-static double
-cpu_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 __attribute__((noinline)) static void
 loop(double *restrict r, const int64_t *restrict g, const double *restrict v, int64_t n)
 {
@@ -176,7 +168,7 @@ pairs(double *restrict r, pair *restrict p, const int64_t *restrict g, const dou
 }
 
 enum { LOOP, LOOP32, SKIP, SKIP4, CHECKLOOP, FUSED, FUSED32, COUNTED, STRIDED, SEEN1, SEEN8, COUNTED2, PAIRS, NV };
-static const char *names[NV] = {"loop", "loop32", "skip", "skip4","check+loop", "fused", "fused32",
+static const char *names[NV] = {"loop", "loop32", "skip", "skip4", "check+loop", "fused", "fused32",
                                 "counted", "strided", "seen1", "seen8", "counted2", "pairs"};
 
 int
@@ -189,15 +181,8 @@ main(int argc, char **argv)
     int32_t *g32 = malloc((size_t)n * sizeof *g32);
     double *v = malloc((size_t)n * sizeof *v), *t = malloc((size_t)reps * sizeof *t), *r;
     double sink = 0;
-    uint64_t s = 88172645463325252ULL;
-    for (int64_t i = 0; i < n; i++) {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        g[i] = (int64_t)(s % (uint64_t)size);
-        g32[i] = (int32_t)g[i];
-        v[i] = (double)(s >> 11) * 0x1p-53 - 0.5;
-    }
+    draw_members(g, v, n, size);
+    for (int64_t i = 0; i < n; i++) g32[i] = (int32_t)g[i];
     printf("n=%lld size=%lld, ns per member (median of %d)\n", (long long)n, (long long)size, reps);
     for (int var = 0; var < NV; var++) {
         for (int k = 0; k < reps; k++) {
