@@ -119,6 +119,24 @@ def test_segments_match_the_group_form(func, dtype):
                                              func)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint64"])
+@pytest.mark.parametrize("mean_length", [3, 40, 2000])
+def test_segment_sums_of_any_lengths_with_empty_ones(dtype, mean_length):
+    # short segments go four at a time, long ones through lanes that each take the next
+    # segment when theirs ends: both hold the bits of one segment after another
+    rng = np.random.default_rng(5)
+    size = 97
+    lengths = rng.integers(0, 2 * mean_length, size) * (rng.random(size) > 0.2)
+    indptr = np.concatenate(([0], np.cumsum(lengths)))
+    base = (rng.standard_normal(2 * int(indptr[-1])) * 1e3).astype(dtype)
+    for values in (base[: indptr[-1]], base[::2]):
+        want = reference.segment_reduce(values, indptr, "sum")
+        for threads in (1, 2):
+            with scatterops.threads(threads):
+                got = scatterops.segment_reduce(values, indptr, "sum")
+            assert got.dtype == want.dtype and bits(got, "sum") == bits(want, "sum")
+
+
 @pytest.mark.parametrize("func", ["sum", "max", "argmax", "count", "var", "nanmax", "prod"])
 @pytest.mark.parametrize("id_dtype", ["int64", "int32"])
 @pytest.mark.parametrize("threads", [1, 2])

@@ -103,7 +103,7 @@ void so_group_fast_seen(const so_group_loop *L, npy_intp ncnt);
  * the member whose id stopped the loop (L->stop_bad), else -1.  The members
  * before it have been taken. */
 npy_intp so_group_fast(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_intp g);
-/* group_fast.c: the sums of segments [g0, g1) of outer row o (offsets ip),
+/* group_segments.c: the sums of segments [g0, g1) of outer row o (offsets ip),
  * several segments at a time, for an L so_group_segsums_takes (a sum of
  * single values that keeps no count) */
 int so_group_segsums_takes(const so_group_loop *L);

@@ -232,53 +232,6 @@ segsum_##NAME(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_
     *r = acc;                                                                            \
 }
 
-/* Segments [g0, g1)' sums of single values, four at a time: each segment's
- * additions one chain in member order, the four chains interleaved so that
- * one's latency hides another's (the bits of one segment after another) */
-#define SEG_SUMS(NAME, T, UT)                                                            \
-static void                                                                              \
-segsums_##NAME(const so_group_loop *L, npy_intp o, const npy_intp *ip, npy_intp g0,      \
-               npy_intp g1)                                                              \
-{                                                                                        \
-    const npy_intp s = L->sn / (npy_intp)sizeof(T);                                      \
-    const T *v = (const T *)(L->v + o * L->so);                                          \
-    T *r = (T *)L->res + o * L->size;                                                    \
-    npy_intp g = g0, j, k, m;                                                            \
-    for (; g + 4 <= g1; g += 4) {                                                        \
-        const T *x[4];                                                                   \
-        T acc[4];                                                                        \
-        npy_intp len[4];                                                                 \
-        for (j = 0; j < 4; j++) {                                                        \
-            x[j] = v + ip[g + j] * s;                                                    \
-            len[j] = ip[g + j + 1] - ip[g + j];                                          \
-            acc[j] = r[g + j];                                                           \
-        }                                                                                \
-        m = len[0];                                                                      \
-        for (j = 1; j < 4; j++) m = len[j] < m ? len[j] : m;                             \
-        {                                                                                \
-            T a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];                        \
-            const T *x0 = x[0], *x1 = x[1], *x2 = x[2], *x3 = x[3];                      \
-            for (k = 0; k < m; k++) {                                                    \
-                a0 = (T)((UT)a0 + (UT)x0[k * s]);                                        \
-                a1 = (T)((UT)a1 + (UT)x1[k * s]);                                        \
-                a2 = (T)((UT)a2 + (UT)x2[k * s]);                                        \
-                a3 = (T)((UT)a3 + (UT)x3[k * s]);                                        \
-            }                                                                            \
-            acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;                          \
-        }                                                                                \
-        for (j = 0; j < 4; j++) {                                                        \
-            T a = acc[j];                                                                \
-            for (k = m; k < len[j]; k++) a = (T)((UT)a + (UT)x[j][k * s]);               \
-            r[g + j] = a;                                                                \
-        }                                                                                \
-    }                                                                                    \
-    for (; g < g1; g++) {                                                                \
-        T a = r[g];                                                                      \
-        for (k = ip[g]; k < ip[g + 1]; k++) a = (T)((UT)a + (UT)v[k * s]);               \
-        r[g] = a;                                                                        \
-    }                                                                                    \
-}
-
 /* the mean's sum and count of a group side by side */
 #define PAIR1 pr[g].s = pr[g].s + v[m * s]; pr[g].c++
 #define PAIR_LOOP(NAME, T, PT, IDF)                                                      \
@@ -309,8 +262,7 @@ FAST_SET(NAME##_i32, T, UT, ISNAN, ID_I32, bits_##NAME, LO_##NAME, HI_##NAME, SB
 FAST_SET(NAME##_seg, T, UT, ISNAN, ID_SEG, bits_##NAME, LO_##NAME, HI_##NAME, SB_##NAME) \
 FIRST_BACK(first_back_##NAME##_i64, T, ID_I64, bits_##NAME, SB_##NAME)                   \
 FIRST_BACK(first_back_##NAME##_i32, T, ID_I32, bits_##NAME, SB_##NAME)                   \
-SEG_SUM(NAME, T, UT)                                                                     \
-SEG_SUMS(NAME, T, UT)
+SEG_SUM(NAME, T, UT)
 
 FAST_TYPE(i64, npy_int64, npy_uint64, NO_NAN)
 FAST_TYPE(u64, npy_uint64, npy_uint64, NO_NAN)
@@ -381,23 +333,4 @@ so_group_fast(const so_group_loop *L, npy_intp o, npy_intp n0, npy_intp n1, npy_
     default: BY_IDS(f64)
     }
 #undef BY_IDS
-}
-
-
-int
-so_group_segsums_takes(const so_group_loop *L)
-{
-    return so_group_fast_takes(L) && L->op == SO_G_SUM && !L->counted && L->inner == 1;
-}
-
-void
-so_group_segsums(const so_group_loop *L, npy_intp o, const npy_intp *ip, npy_intp g0,
-                 npy_intp g1)
-{
-    switch (L->type) {
-    case SO_GT_I64: segsums_i64(L, o, ip, g0, g1); break;
-    case SO_GT_U64: segsums_u64(L, o, ip, g0, g1); break;
-    case SO_GT_F32: segsums_f32(L, o, ip, g0, g1); break;
-    default: segsums_f64(L, o, ip, g0, g1); break;
-    }
 }
