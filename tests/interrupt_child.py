@@ -18,9 +18,10 @@ import threading
 import time
 
 
-def calibrate(make, run, n0, seconds):
+def calibrate(make, run, n0, seconds, cap=None):
     """Grow n0 until ``run(call)`` of ``make(n0)`` lasts 0.15 s or more, then make the call
-    sized to last ``seconds``: (the small call, its arrays, the long call, its arrays, the
+    sized to last ``seconds``, or of ``cap`` values if that is fewer (a call whose arrays grow
+    with it, kept within memory): (the small call, its arrays, the long call, its arrays, the
     long call's estimated time)."""
     while True:
         small_call, small_watched = make(n0)
@@ -31,6 +32,8 @@ def calibrate(make, run, n0, seconds):
     # once more: the first calls pay for starting the workers and faulting fresh pages
     t = time.perf_counter(); run(small_call); small = min(small, time.perf_counter() - t)
     n = int(n0 * seconds / small)
+    if cap is not None:
+        n = min(n, max(cap, n0))
     call, watched = make(n)
     return small_call, small_watched, call, watched, small * n / n0
 

@@ -274,14 +274,10 @@ run_pass(const pass *p, int nthreads, so_poll *poll, npy_intp *bad)
     share one = {p, poll, 0, size, 0, p->L.n, 0, -1}, *shares;
     int n = nthreads, t, stopped = 0;
     npy_intp members, g = 0;
-    const npy_intp ncnt = p->L.outer * size * (p->L.skipnan ? p->L.inner : 1);
-    const npy_intp bytes = ncells * (so_group_itemsize(p->L.type) +
-                                     (p->L.pos != NULL ? (npy_intp)sizeof(npy_intp) : 0)) +
-                           ncnt * ((p->L.cnt != NULL ? (npy_intp)sizeof(npy_intp) : 0) +
-                                   (p->L.seen != NULL ? 1 : 0));
     const int partials = ip == NULL && p->fn == pass_members &&
                          so_group_combines(p->L.op, p->L.type) &&
-                         so_group_partials_pay(work, ncells, bytes, p->L.pos != NULL);
+                         so_group_partials_pay(work, ncells, so_group_partial_bytes(&p->L),
+                                               p->L.pos != NULL);
     if ((ip == NULL && !partials) || work < 2 * SO_PIECE) n = 1;
     if (ip != NULL && n > size) n = (int)size;
     shares = (share *)so_task_array(&one, sizeof(share), &n);

@@ -127,6 +127,9 @@ npy_intp so_group_bad_id(const so_group_loop *L, npy_intp n0, npy_intp n1);
 int so_group_combines(int op, int type);
 void so_group_combine(const so_group_loop *a, const so_group_loop *b, npy_intp ncells,
                       npy_intp ncnt);
+/* group_combine.c: the bytes of one partial result of L (its cells, positions,
+ * counts and seen flags) */
+npy_intp so_group_partial_bytes(const so_group_loop *L);
 
 /* group_finish.c: the per-cell steps after the loops, cells of type t with
  * counts cnt (one per cell, or one per inner row of `inner` cells when inner

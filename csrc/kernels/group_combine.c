@@ -55,6 +55,16 @@ so_group_combines(int op, int type)
     }
 }
 
+npy_intp
+so_group_partial_bytes(const so_group_loop *L)
+{
+    const npy_intp ncells = L->outer * L->size * L->inner;
+    const npy_intp ncnt = L->outer * L->size * (L->skipnan ? L->inner : 1);
+    const npy_intp word = (npy_intp)sizeof(npy_intp);
+    return ncells * (so_group_itemsize(L->type) + (L->pos != NULL ? word : 0)) +
+           ncnt * ((L->cnt != NULL ? word : 0) + (L->seen != NULL ? 1 : 0));
+}
+
 void
 so_group_combine(const so_group_loop *a, const so_group_loop *b, npy_intp ncells,
                  npy_intp ncnt)

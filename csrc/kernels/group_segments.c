@@ -65,7 +65,9 @@ segsums_##NAME(const so_group_loop *L, npy_intp o, const npy_intp *ip, npy_intp 
  * segment's additions, one chain in member order, the four chains interleaved
  * so that one's latency hides another's; a lane that reaches its segment's
  * end stores the sum and takes the next segment, so the lanes stay busy
- * whatever the lengths (the bits of one segment after another) */
+ * whatever the lengths (the bits of one segment after another).  Lane j:
+ * segment seg[j], its next member k[j] and end e[j], its sum acc[j], on[j]
+ * while it has a segment. */
 #define SEG_LANES(NAME, T, UT)                                                           \
 static void                                                                              \
 lanes_##NAME(const so_group_loop *L, npy_intp o, const npy_intp *ip, npy_intp g0,        \
@@ -74,8 +76,6 @@ lanes_##NAME(const so_group_loop *L, npy_intp o, const npy_intp *ip, npy_intp g0
     const npy_intp s = L->sn / (npy_intp)sizeof(T);                                      \
     const T *v = (const T *)(L->v + o * L->so);                                          \
     T *r = (T *)L->res + o * L->size;                                                    \
-    /* lane j: segment seg[j], its next member k[j] and end e[j], its sum acc[j],        \
-     * on[j] while it has a segment */                                                   \
     npy_intp seg[4], k[4], e[4], next = g0, j, q, m;                                     \
     T acc[4];                                                                            \
     int on[4];                                                                           \
@@ -116,7 +116,7 @@ lanes_##NAME(const so_group_loop *L, npy_intp o, const npy_intp *ip, npy_intp g0
             next++;                                                                      \
         }                                                                                \
     }                                                                                    \
-    /* the segments left in the lanes, one after another */                             \
+    /* the segments left in the lanes, one after another */                              \
     for (j = 0; j < 4; j++) {                                                            \
         T a;                                                                             \
         if (!on[j]) continue;                                                            \
