@@ -13,6 +13,21 @@
  * (docs/design.md, "Group reductions: speed"). */
 #define LANES_MIN_MEMBERS 256
 
+/* m members of four chains, starting at X0 .. X3 (stride s), onto acc[0 .. 3];
+ * Q the loop's counter */
+#define FOUR_CHAINS(T, UT, X0, X1, X2, X3, Q)                                            \
+    {                                                                                    \
+        T a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];                            \
+        const T *x0 = (X0), *x1 = (X1), *x2 = (X2), *x3 = (X3);                          \
+        for (Q = 0; Q < m; Q++) {                                                        \
+            a0 = (T)((UT)a0 + (UT)x0[Q * s]);                                            \
+            a1 = (T)((UT)a1 + (UT)x1[Q * s]);                                            \
+            a2 = (T)((UT)a2 + (UT)x2[Q * s]);                                            \
+            a3 = (T)((UT)a3 + (UT)x3[Q * s]);                                            \
+        }                                                                                \
+        acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;                              \
+    }
+
 /* Segments [g0, g1)' sums of single values, four at a time: each segment's
  * additions one chain in member order, the four chains interleaved for the
  * length of the shortest, then each one's rest alone (the bits of one segment
@@ -37,17 +52,7 @@ segsums_##NAME(const so_group_loop *L, npy_intp o, const npy_intp *ip, npy_intp 
         }                                                                                \
         m = len[0];                                                                      \
         for (j = 1; j < 4; j++) m = len[j] < m ? len[j] : m;                             \
-        {                                                                                \
-            T a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];                        \
-            const T *x0 = x[0], *x1 = x[1], *x2 = x[2], *x3 = x[3];                      \
-            for (k = 0; k < m; k++) {                                                    \
-                a0 = (T)((UT)a0 + (UT)x0[k * s]);                                        \
-                a1 = (T)((UT)a1 + (UT)x1[k * s]);                                        \
-                a2 = (T)((UT)a2 + (UT)x2[k * s]);                                        \
-                a3 = (T)((UT)a3 + (UT)x3[k * s]);                                        \
-            }                                                                            \
-            acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;                          \
-        }                                                                                \
+        FOUR_CHAINS(T, UT, x[0], x[1], x[2], x[3], k)                                    \
         for (j = 0; j < 4; j++) {                                                        \
             T a = acc[j];                                                                \
             for (k = m; k < len[j]; k++) a = (T)((UT)a + (UT)x[j][k * s]);               \
@@ -91,18 +96,7 @@ lanes_##NAME(const so_group_loop *L, npy_intp o, const npy_intp *ip, npy_intp g0
     while (on[0] && on[1] && on[2] && on[3]) {                                           \
         m = e[0] - k[0];                                                                 \
         for (j = 1; j < 4; j++) m = e[j] - k[j] < m ? e[j] - k[j] : m;                   \
-        {                                                                                \
-            T a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];                        \
-            const T *x0 = v + k[0] * s, *x1 = v + k[1] * s;                              \
-            const T *x2 = v + k[2] * s, *x3 = v + k[3] * s;                              \
-            for (q = 0; q < m; q++) {                                                    \
-                a0 = (T)((UT)a0 + (UT)x0[q * s]);                                        \
-                a1 = (T)((UT)a1 + (UT)x1[q * s]);                                        \
-                a2 = (T)((UT)a2 + (UT)x2[q * s]);                                        \
-                a3 = (T)((UT)a3 + (UT)x3[q * s]);                                        \
-            }                                                                            \
-            acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;                          \
-        }                                                                                \
+        FOUR_CHAINS(T, UT, v + k[0] * s, v + k[1] * s, v + k[2] * s, v + k[3] * s, q)    \
         for (j = 0; j < 4; j++) {                                                        \
             k[j] += m;                                                                   \
             if (k[j] < e[j]) continue;                                                   \
