@@ -330,9 +330,12 @@ so_py_at(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         wide = NULL;
         ok = layout && typed(a, op) ? b_in_a_dtype(b, a, &bnd) : 0;
     }
-    /* the kernels raise no floating-point error: an error mode that acts is NumPy's */
-    kind = PyArray_DESCR(a)->kind;
-    if (ok > 0 && kind != 'b' && kind != 'i' && kind != 'u') ok = fp_modes_quiet();
+    /* the kernels raise no floating-point error: an error mode that acts is NumPy's
+     * (ok > 0 only for an array a: a is read as one only then) */
+    if (ok > 0) {
+        kind = PyArray_DESCR(a)->kind;
+        if (kind != 'b' && kind != 'i' && kind != 'u') ok = fp_modes_quiet();
+    }
     if (ok > 0) ok = so_at_read_index(a, args[2], &ix);
     if (ok < 0) return NULL;
     if (ok == 0) Py_RETURN_NOTIMPLEMENTED;
